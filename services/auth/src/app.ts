@@ -1,0 +1,56 @@
+import { Redis } from 'ioredis';
+import { createDataSource, createLogger, runMigrations, runService, startGrpcServer } from '@rundown/shared';
+import { authConfig } from './config.js';
+import { migrations } from './migrations/index.js';
+import { TeamsRepository } from './repositories/teams.js';
+import { TokensRepository } from './repositories/tokens.js';
+import { RevocationStore } from './repositories/revocations.js';
+import { SigningKeys } from './domain/signing.js';
+import { TeamsService } from './domain/teams.js';
+import { authHandlers } from './grpc/handlers.js';
+
+const logger = createLogger('auth');
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'migrate') return migrate();
+  await runService(logger, async () => {
+    const config = authConfig();
+    const db = createDataSource({ url: config.DATABASE_URL, schema: 'auth', migrations, applicationName: 'auth' });
+    await db.initialize();
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const keys = await SigningKeys.load(config.JWT_PRIVATE_KEYS, config.V0_TOKEN_SECRET);
+    const teams = new TeamsService(
+      new TeamsRepository(db),
+      new TokensRepository(db),
+      new RevocationStore(redis),
+      keys,
+      config.TOKEN_ENVIRONMENT,
+    );
+    // Keep the edge's revocation view present: rebuild it whenever Redis comes back empty.
+    const republish = () =>
+      teams.republishIfMissing().then(
+        (did) => did && logger.info('published revocations and team limits to redis'),
+        (err: unknown) => logger.warn({ err }, 'could not publish revocations to redis'),
+      );
+    await republish();
+    const timer = setInterval(() => void republish(), 2_000);
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [authHandlers(teams, keys, config.TOKEN_ENVIRONMENT)], logger });
+    logger.info({ port: grpc.port }, 'auth service ready');
+    return async () => {
+      clearInterval(timer);
+      await grpc.shutdown();
+      redis.disconnect();
+      await db.destroy();
+    };
+  });
+}
+
+async function migrate(): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set');
+  const db = createDataSource({ url, schema: 'auth', migrations, applicationName: 'auth-migrate' });
+  const applied = await runMigrations(db, 'auth');
+  logger.info({ applied }, 'auth migrations done');
+  await db.destroy();
+  process.exit(0);
+}

@@ -1,0 +1,66 @@
+import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { createLogger, runService, startGrpcServer } from '@rundown/shared';
+import { gatewayConfig, publicUrls } from './config.js';
+import { Authenticator } from './edge/authenticator.js';
+import { closeClients, createClients } from './edge/clients.js';
+import { createAdminApp } from './http/admin/server.js';
+import { adminRoutes } from './http/admin/routes.js';
+import { createPublicApp } from './http/server.js';
+import { v1Routes } from './http/v1/index.js';
+
+const logger = createLogger('gateway');
+
+function listen(app: import('express').Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    // Idle keep-alive connections must outlive a typical load balancer's (60 s) to avoid resets.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+export async function main(): Promise<void> {
+  await runService(logger, async () => {
+    const config = gatewayConfig();
+    const urls = publicUrls(config);
+    const clients = createClients(config);
+    // Fail fast rather than queue: a request must not wait on a Redis that is not there.
+    const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1_000 });
+    redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+    const authenticator = new Authenticator(clients, redis, config.TOKEN_ENVIRONMENT, logger);
+    let ready = false;
+    // The auth service may still be starting: keep trying for the keys in the background.
+    const loadKeys = async () => {
+      for (let attempt = 0; !ready; attempt++) {
+        try {
+          await authenticator.start();
+          ready = true;
+        } catch (err) {
+          if (attempt % 10 === 0) logger.warn({ err }, 'waiting for the auth service');
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    };
+    void loadKeys();
+    const publicApp = createPublicApp({ routes: v1Routes(clients, urls), authenticator, urls, logger, ready: () => ready });
+    const adminApp = createAdminApp({ routes: adminRoutes(clients), secret: config.ADMIN_SECRET, urls, logger });
+    const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);
+    const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+    logger.info({ http: config.HTTP_PORT, admin: config.ADMIN_PORT, grpc: grpc.port }, 'gateway listening');
+    return async () => {
+      ready = true; // stop the key loop
+      await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
+      closeClients(clients);
+      redis.disconnect();
+    };
+  });
+}

@@ -1,0 +1,39 @@
+import { env, limits, loadConfig } from '@rundown/shared';
+import { z } from 'zod';
+
+export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(
+    {
+      HTTP_PORT: env.port(8080),
+      ADMIN_PORT: env.port(8081),
+      GRPC_PORT: env.port(50050),
+      HOST: z.string().default('0.0.0.0'),
+      ADMIN_HOST: z.string().default('127.0.0.1'),
+      ADMIN_SECRET: env.secret(16),
+      AUTH_ADDR: env.address(),
+      RUNDOWN_ADDR: env.address(),
+      REDIS_URL: env.url(['redis', 'rediss']),
+      PUBLIC_URL: env.url(['http', 'https']).default('http://127.0.0.1:8080'),
+      TOKEN_ENVIRONMENT: z.string().regex(/^[a-z0-9-]{1,32}$/).default('local'),
+      ANON_RATE_LIMIT_PER_MINUTE: env.int(limits.anonymousRequestsPerMinute, 1),
+      GRPC_DEADLINE_MS: env.int(5_000, 100),
+      LOG_LEVEL: env.logLevel(),
+    },
+    source,
+  );
+}
+
+export type GatewayConfig = ReturnType<typeof gatewayConfig>;
+
+/** The public addresses every answer refers to (CONTRACT §0). */
+export function publicUrls(config: GatewayConfig) {
+  const root = config.PUBLIC_URL.replace(/\/+$/, '');
+  return {
+    base: `${root}/v1`,
+    docs: `${root}/docs`,
+    spec: `${root}/v1/openapi.json`,
+    errors: `${root}/docs/api-v1/errors`,
+  };
+}
+
+export type PublicUrls = ReturnType<typeof publicUrls>;

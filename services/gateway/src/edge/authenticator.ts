@@ -1,0 +1,171 @@
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
+import type { Redis } from 'ioredis';
+import {
+  AppError,
+  isRoleName,
+  plans,
+  redisKeys,
+  TOKEN_ISSUER,
+  V1_TOKEN_ALGORITHMS,
+  type CallerContext,
+  type Logger,
+  type PlanName,
+  type RoleName,
+} from '@rundown/shared';
+import { Plan } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import type { Clients } from './clients.js';
+
+export interface TeamLimits {
+  plan: PlanName;
+  rate_limit_per_minute: number;
+  max_rundowns: number;
+}
+
+/** A verified v1 token and what it may do. */
+export interface Principal {
+  tokenId: string;
+  teamId: string;
+  role: RoleName;
+  rundownId: string | undefined;
+  issuedAt: number;
+  expiresAt: number;
+  environment: string;
+  team: TeamLimits;
+}
+
+type KeyResolver = ReturnType<typeof createLocalJWKSet>;
+
+/**
+ * Verifies v1 tokens at the edge: signature with the auth service's published keys (refetched
+ * when an unknown `kid` appears, so keys rotate without downtime), an explicit algorithm
+ * allow-list, issuer, audience (= this environment) and expiry; then one Redis round trip for
+ * revocation, the team's rotation epoch and its limits. When Redis cannot answer, the token is
+ * refused (fail closed).
+ */
+export class Authenticator {
+  private resolver: KeyResolver | undefined;
+  private lastRefresh = 0;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly clients: Clients,
+    private readonly redis: Redis,
+    private readonly environment: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.refreshKeys();
+  }
+
+  private refreshKeys(): Promise<void> {
+    this.refreshing ??= (async () => {
+      try {
+        const response = await this.clients.auth.getVerificationKeys({}, { requestId: 'req_keys' });
+        this.resolver = createLocalJWKSet(JSON.parse(response.jwks_json) as JSONWebKeySet);
+        this.lastRefresh = Date.now();
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  private async verify(token: string) {
+    if (!this.resolver) await this.refreshKeys();
+    const options = { algorithms: [...V1_TOKEN_ALGORITHMS], issuer: TOKEN_ISSUER, audience: this.environment };
+    try {
+      return await jwtVerify(token, this.resolver!, options);
+    } catch (error) {
+      // An unknown kid may be a key added since we last looked: refetch at most every 5 s.
+      if (error instanceof joseErrors.JWKSNoMatchingKey && Date.now() - this.lastRefresh > 5_000) {
+        await this.refreshKeys();
+        return jwtVerify(token, this.resolver!, options);
+      }
+      throw error;
+    }
+  }
+
+  async authenticate(token: string): Promise<Principal> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await this.verify(token));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw new AppError('auth.token_expired');
+      if (error instanceof AppError) throw error;
+      if (!(error instanceof joseErrors.JOSEError)) {
+        this.logger.warn({ err: error }, 'token verification failed unexpectedly');
+        throw new AppError('service_unavailable', { detail: 'Token keys could not be loaded; retry shortly.' });
+      }
+      throw new AppError('auth.invalid_token');
+    }
+    const { jti, tid, role, rid, sep, iat, exp } = payload;
+    if (typeof jti !== 'string' || typeof tid !== 'string' || !isRoleName(role) || typeof sep !== 'number' || typeof exp !== 'number') {
+      throw new AppError('auth.invalid_token');
+    }
+    if (rid !== undefined && (typeof rid !== 'string' || role === 'OWNER')) throw new AppError('auth.invalid_token');
+
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await this.redis
+        .pipeline()
+        .exists(redisKeys.revoked(jti))
+        .get(redisKeys.epoch(tid))
+        .exists(redisKeys.revocationsReady)
+        .hgetall(redisKeys.team(tid))
+        .exec();
+    } catch {
+      results = null;
+    }
+    if (!results || results.some(([err]) => err)) throw new AppError('auth.revocation_check_unavailable');
+    const [revoked, epoch, ready, team] = results.map(([, value]) => value);
+    if (ready !== 1) throw new AppError('auth.revocation_check_unavailable');
+    if (revoked === 1 || (typeof epoch === 'string' && Number(epoch) > sep)) throw new AppError('auth.token_revoked');
+
+    return {
+      tokenId: jti,
+      teamId: tid,
+      role,
+      rundownId: rid,
+      issuedAt: typeof iat === 'number' ? iat * 1000 : 0,
+      expiresAt: exp * 1000,
+      environment: this.environment,
+      team: await this.teamLimits(tid, team as Record<string, string>),
+    };
+  }
+
+  /** Limits as auth published them; asked of auth directly when Redis does not have them. */
+  private async teamLimits(teamId: string, cached: Record<string, string>): Promise<TeamLimits> {
+    if (cached.plan === 'free' || cached.plan === 'paid') {
+      return {
+        plan: cached.plan,
+        rate_limit_per_minute: intOr(cached.rate_limit_per_minute, plans[cached.plan].requestsPerMinute),
+        max_rundowns: intOr(cached.max_rundowns, plans[cached.plan].maxRundowns),
+      };
+    }
+    const team = await this.clients.auth.getTeam({ team_id: teamId }, { requestId: 'req_team' }).catch(() => {
+      throw new AppError('auth.invalid_token');
+    });
+    return {
+      plan: team.plan === Plan.PLAN_PAID ? 'paid' : 'free',
+      rate_limit_per_minute: team.effective_rate_limit_per_minute,
+      max_rundowns: team.effective_max_rundowns,
+    };
+  }
+}
+
+function intOr(value: string | undefined, fallback: number): number {
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : fallback;
+}
+
+/** The caller as it travels to the services over gRPC. */
+export function callerOf(principal: Principal, requestId: string): CallerContext {
+  return {
+    requestId,
+    teamId: principal.teamId,
+    role: principal.role,
+    tokenId: principal.tokenId,
+    ...(principal.rundownId ? { tokenRundownId: principal.rundownId } : {}),
+    maxRundowns: principal.team.max_rundowns,
+  };
+}

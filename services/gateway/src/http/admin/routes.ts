@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { limits, roles, type RoleName } from '@rundown/shared';
+import { Plan, Role, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import type { Clients } from '../../edge/clients.js';
+import { defineRoute, type RouteDef } from '../route.js';
+
+const planToProto = { free: Plan.PLAN_FREE, paid: Plan.PLAN_PAID } as const;
+const roleToProto: Record<RoleName, Role> = {
+  VIEW: Role.ROLE_VIEW,
+  SHOWCALL: Role.ROLE_SHOWCALL,
+  EDIT: Role.ROLE_EDIT,
+  OWNER: Role.ROLE_OWNER,
+};
+const roleName = (role: Role): RoleName => (Object.entries(roleToProto).find(([, v]) => v === role)?.[0] as RoleName) ?? 'VIEW';
+
+export function teamJson(t: Team) {
+  return {
+    id: t.id,
+    name: t.name,
+    plan: t.plan === Plan.PLAN_PAID ? 'paid' : 'free',
+    rate_limit_per_minute: t.rate_limit_per_minute ?? null,
+    max_rundowns: t.max_rundowns ?? null,
+    effective: { rate_limit_per_minute: t.effective_rate_limit_per_minute, max_rundowns: t.effective_max_rundowns },
+    tokens_valid_after: t.tokens_valid_after || null,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+  };
+}
+
+export function tokenJson(t: Token) {
+  return {
+    id: t.id,
+    team_id: t.team_id,
+    role: roleName(t.role),
+    name: t.name,
+    scope: t.rundown_id ? 'rundown' : 'team',
+    rundown_id: t.rundown_id ?? null,
+    environment: t.environment,
+    issued_at: t.issued_at,
+    expires_at: t.expires_at,
+    revoked_at: t.revoked_at ?? null,
+  };
+}
+
+const teamFields = {
+  plan: z.enum(['free', 'paid']).optional(),
+  rate_limit_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  max_rundowns: z.number().int().min(0).max(1_000_000).nullable().optional(),
+};
+
+const createTeam = z.strictObject({ name: z.string().trim().min(1).max(100), ...teamFields });
+const patchTeam = z.strictObject(teamFields);
+const mintToken = z
+  .strictObject({
+    role: z.enum(roles),
+    ttl_seconds: z.number().int().min(1).max(5 * 365 * 24 * 3600).optional(),
+    rundown_id: z.string().min(1).max(64).optional(),
+    name: z.string().max(100).optional(),
+    environment: z.string().regex(/^[a-z0-9-]{1,32}$/).optional(),
+  })
+  .refine((t) => !(t.rundown_id && t.role === 'OWNER'), { message: 'A rundown-scoped token cannot be OWNER.', path: ['role'] });
+
+/** The admin surface of CONTRACT §9 (stands in for the dashboard); served only on the admin listener. */
+export function adminRoutes(clients: Clients): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/teams',
+      summary: 'Create a team',
+      tag: 'Admin',
+      auth: 'bearer',
+      body: createTeam,
+      handler: async ({ body, caller }) => {
+        const team = await clients.auth.createTeam(
+          {
+            name: body.name,
+            plan: planToProto[body.plan ?? 'free'],
+            rate_limit_per_minute: body.rate_limit_per_minute ?? undefined,
+            max_rundowns: body.max_rundowns ?? undefined,
+          },
+          caller,
+        );
+        return { status: 201, data: teamJson(team), location: `/admin/teams/${team.id}` };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/teams/{team_id}',
+      summary: 'Read a team',
+      tag: 'Admin',
+      auth: 'bearer',
+      handler: async ({ params, caller }) => ({ data: teamJson(await clients.auth.getTeam({ team_id: params.team_id! }, caller)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/teams/{team_id}',
+      summary: 'Change a team’s plan or overrides (null drops an override)',
+      tag: 'Admin',
+      auth: 'bearer',
+      body: patchTeam,
+      emptyPatch: 'bad_request',
+      handler: async ({ params, body, caller }) => {
+        const team = await clients.auth.updateTeam(
+          {
+            team_id: params.team_id!,
+            plan: body.plan ? planToProto[body.plan] : Plan.PLAN_UNSPECIFIED,
+            rate_limit_per_minute: body.rate_limit_per_minute ?? undefined,
+            max_rundowns: body.max_rundowns ?? undefined,
+            clear_rate_limit_per_minute: body.rate_limit_per_minute === null,
+            clear_max_rundowns: body.max_rundowns === null,
+          },
+          caller,
+        );
+        return { data: teamJson(team) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/teams/{team_id}/tokens',
+      summary: 'Mint a v1 token',
+      tag: 'Admin',
+      auth: 'bearer',
+      body: mintToken,
+      handler: async ({ params, body, caller }) => {
+        const minted = await clients.auth.mintToken(
+          {
+            team_id: params.team_id!,
+            role: roleToProto[body.role],
+            ttl_seconds: body.ttl_seconds ?? limits.tokenTtlSecondsDefault,
+            rundown_id: body.rundown_id,
+            name: body.name ?? '',
+            environment: body.environment ?? '',
+          },
+          caller,
+        );
+        const token = tokenJson(minted.token!);
+        return { status: 201, data: { ...token, token: minted.jwt } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/teams/{team_id}/tokens',
+      summary: 'List a team’s tokens (never their secret value)',
+      tag: 'Admin',
+      auth: 'bearer',
+      handler: async ({ params, caller }) => {
+        const { items } = await clients.auth.listTokens({ team_id: params.team_id! }, caller);
+        return { data: { items: items.map(tokenJson), next_cursor: null } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/tokens/{token_id}',
+      summary: 'Revoke a token',
+      tag: 'Admin',
+      auth: 'bearer',
+      handler: async ({ params, caller }) => {
+        await clients.auth.revokeToken({ token_id: params.token_id! }, caller);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/teams/{team_id}/tokens:rotate',
+      summary: 'Reject every token of the team issued before now',
+      tag: 'Admin',
+      auth: 'bearer',
+      handler: async ({ params, caller }) => {
+        await clients.auth.rotateTeamTokens({ team_id: params.team_id! }, caller);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/teams/{team_id}/v0-token',
+      summary: 'Issue the team’s v0 token (the previous one stops working)',
+      tag: 'Admin',
+      auth: 'bearer',
+      handler: async ({ params, caller }) => {
+        const { token } = await clients.auth.issueV0Token({ team_id: params.team_id! }, caller);
+        return { status: 201, data: { token } };
+      },
+    }),
+  ];
+}

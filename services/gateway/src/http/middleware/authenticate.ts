@@ -1,0 +1,26 @@
+import type { Request } from 'express';
+import { AppError } from '@rundown/shared';
+import type { AuthMode } from '../route.js';
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+/**
+ * Finds the presented token following the v1 rules: the Authorization header must be exactly
+ * `Bearer <token>`; a malformed header is an error of its own (the query token is then no
+ * fallback); `?token=` counts only on the control surface.
+ */
+export function presentedToken(req: Request, mode: AuthMode): string {
+  const header = req.headers.authorization;
+  const query = req.query.token;
+  if (header !== undefined) {
+    const match = BEARER.exec(header);
+    if (!match?.[1]) throw new AppError('auth.malformed_authorization');
+    return match[1];
+  }
+  if (query !== undefined) {
+    if (mode !== 'control') throw new AppError('auth.query_token_not_allowed');
+    if (typeof query !== 'string' || query === '') throw new AppError('auth.malformed_authorization');
+    return query;
+  }
+  throw new AppError('auth.token_missing');
+}

@@ -1,0 +1,55 @@
+import type { RequestHandler } from 'express';
+import getRawBody from 'raw-body';
+import { AppError, limits } from '@rundown/shared';
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+/**
+ * Reads the raw body with the 1 MB cap enforced while streaming (before any parsing), then
+ * parses JSON itself so every failure is a catalogue problem: 413 with the sizes, 415 for a
+ * body that is not JSON, 400 for malformed JSON. A bodyless request is fine everywhere.
+ */
+export const jsonBody: RequestHandler = async (req, res, next) => {
+  res.locals.body = undefined;
+  const declared = req.headers['content-length'];
+  const hasBody = (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return next();
+  if (declared !== undefined && Number(declared) > limits.bodyBytes) {
+    // Refuse without reading a megabyte we will throw away; close so the client stops sending.
+    res.setHeader('Connection', 'close');
+    return next(tooLarge(Number(declared)));
+  }
+  let raw: Buffer;
+  try {
+    raw = await getRawBody(req, { limit: limits.bodyBytes, length: declared });
+  } catch (error) {
+    const e = error as { type?: string; received?: number; length?: number };
+    if (e.type === 'entity.too.large') {
+      res.setHeader('Connection', 'close');
+      return next(tooLarge(e.length ?? e.received ?? limits.bodyBytes + 1));
+    }
+    return next(new AppError('bad_request', { detail: 'The request body could not be read.' }));
+  }
+  if (raw.length === 0) return next();
+  const type = req.headers['content-type'] ?? '';
+  if (!JSON_TYPE.test(type)) {
+    return next(new AppError('unsupported_media_type', { detail: `Send the body as application/json (got ${type || 'no Content-Type'}).` }));
+  }
+  try {
+    res.locals.body = JSON.parse(raw.toString('utf8')) as unknown;
+  } catch (error) {
+    return next(
+      AppError.validation('bad_request', [
+        { path: [], message: `Malformed JSON: ${(error as Error).message}`, code: 'invalid_json' },
+      ]),
+    );
+  }
+  next();
+};
+
+function tooLarge(received: number): AppError {
+  return new AppError('payload.too_large', {
+    detail: `The body is ${received} bytes; the limit is ${limits.bodyBytes} bytes.`,
+    details: { limit: limits.bodyBytes, received, unit: 'bytes' },
+  });
+}

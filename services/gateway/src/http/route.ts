@@ -1,0 +1,80 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import { AppError, type CallerContext, type ErrorCode, type Issue, type RoleName } from '@rundown/shared';
+import type { Principal } from '../edge/authenticator.js';
+import type { SideEffect } from './envelope.js';
+
+export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/**
+ * How a route authenticates: `bearer` takes only the Authorization header; `control` (the show
+ * control surface) also accepts `?token=`; `none` is public.
+ */
+export type AuthMode = 'bearer' | 'control' | 'none';
+
+export interface HandlerInput<B, Q> {
+  params: Record<string, string>;
+  body: B;
+  query: Q;
+  principal: Principal;
+  caller: CallerContext;
+  req: Request;
+  res: Response;
+}
+
+export type Reply =
+  | { status?: 200 | 201; data: unknown; location?: string; included?: Record<string, unknown>; sideEffects?: SideEffect[] }
+  | { status: 204 }
+  | { raw: true };
+
+/**
+ * One v1 route: its path (OpenAPI form, e.g. `/rundowns/{id}/cues:bulk`), who may call it, the
+ * schemas that validate it (and document it), and a handler that only maps HTTP to gRPC.
+ */
+export interface RouteDef<B = unknown, Q = unknown> {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthMode;
+  /** Least role needed. */
+  role?: RoleName;
+  body?: z.ZodType<B>;
+  /** Code of a body validation failure (default `bad_request`). */
+  bodyError?: ErrorCode;
+  /** Whether the body may be absent (bodyless POST such as an action). */
+  bodyOptional?: boolean;
+  /** Code raised for a missing or `{}` body on a PATCH. */
+  emptyPatch?: ErrorCode;
+  query?: z.ZodType<Q>;
+  queryError?: ErrorCode;
+  /** Response `data` schema, for the OpenAPI document. */
+  response?: z.ZodType;
+  successStatus?: 200 | 201 | 204;
+  /** Domain errors the route can answer with, besides the edge's own (for the OpenAPI document). */
+  errors?: ErrorCode[];
+  handler: (input: HandlerInput<B, Q>) => Promise<Reply>;
+}
+
+export function defineRoute<B = undefined, Q = Record<string, never>>(route: RouteDef<B, Q>): RouteDef {
+  return route as unknown as RouteDef;
+}
+
+/** `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues\:bulk` (Express 5 / path-to-regexp 8 syntax). */
+export function expressPath(path: string): string {
+  return path.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
+}
+
+export function toIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))),
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, code: ErrorCode): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw AppError.validation(code, toIssues(result.error));
+  return result.data;
+}

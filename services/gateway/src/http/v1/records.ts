@@ -1,0 +1,25 @@
+import type { CueOrderNode, Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+
+/** Proto messages → the JSON records of CONTRACT §2 (nulls explicit, empty children omitted). */
+function cueOrder(nodes: CueOrderNode[]): { id: string; children?: { id: string }[] }[] {
+  return nodes.map((n) => (n.children.length ? { id: n.id, children: n.children.map((c) => ({ id: c.id })) } : { id: n.id }));
+}
+
+export function rundownJson(r: Rundown) {
+  return {
+    id: r.id,
+    title: r.title,
+    timezone: r.timezone ?? null,
+    start_time: r.start_time ?? null,
+    end_time: r.end_time ?? null,
+    status: r.status,
+    settings: {
+      cue_numbering: r.settings?.cue_numbering ?? { start_from: 1, prefix: '', padding: 1 },
+      tod_display_format: r.settings?.tod_display_format ?? null,
+    },
+    cue_order: cueOrder(r.cue_order),
+    column_order: r.column_order,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+import type { Clients } from '../../edge/clients.js';
+import type { PublicUrls } from '../../config.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { rundownJson } from './records.js';
+import { pageQuery } from './schemas/common.js';
+import { createRundownBody, patchRundownBody, rundownRecord } from './schemas/rundowns.js';
+
+/** Rundown routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. */
+export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/rundowns',
+      summary: 'List the rundowns visible to the token, newest first',
+      tag: 'Rundowns',
+      auth: 'bearer',
+      role: 'VIEW',
+      query: pageQuery,
+      errors: ['cursor.invalid'],
+      response: z.object({ items: z.array(rundownRecord), next_cursor: z.string().nullable() }),
+      handler: async ({ query, caller }) => {
+        const page = await clients.rundown.listRundowns({ limit: query.limit ?? limits.page.default, cursor: query.cursor ?? '' }, caller);
+        return { data: { items: page.items.map(rundownJson), next_cursor: page.next_cursor ?? null } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/rundowns',
+      summary: 'Create a rundown (optionally with columns), all-or-nothing',
+      tag: 'Rundowns',
+      auth: 'bearer',
+      role: 'EDIT',
+      body: createRundownBody,
+      bodyError: 'rundowns.invalid_payload',
+      successStatus: 201,
+      errors: ['plan.limit_exceeded', 'columns.too_many'],
+      response: rundownRecord,
+      handler: async ({ body, caller }) => {
+        const created = await clients.rundown.createRundown(
+          {
+            title: body.title,
+            timezone: body.timezone ?? undefined,
+            start_time: body.start_time ?? undefined,
+            status: body.status,
+            settings: body.settings,
+            columns: body.columns ?? [],
+          },
+          caller,
+        );
+        return { status: 201, data: rundownJson(created), location: `${urls.base}/rundowns/${created.id}` };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/rundowns/{id}',
+      summary: 'Read a rundown',
+      tag: 'Rundowns',
+      auth: 'bearer',
+      role: 'VIEW',
+      errors: ['rundowns.not_found'],
+      response: rundownRecord,
+      handler: async ({ params, caller }) => ({
+        data: rundownJson(await clients.rundown.getRundown({ rundown_id: params.id! }, caller)),
+      }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/rundowns/{id}',
+      summary: 'Change a rundown’s title, timezone, start time, status or settings',
+      tag: 'Rundowns',
+      auth: 'bearer',
+      role: 'EDIT',
+      body: patchRundownBody,
+      bodyError: 'rundowns.invalid_payload',
+      emptyPatch: 'rundowns.empty_patch',
+      errors: ['rundowns.not_found'],
+      response: rundownRecord,
+      handler: async ({ params, body, caller }) => {
+        const updated = await clients.rundown.updateRundown(
+          {
+            rundown_id: params.id!,
+            title: body.title,
+            set_timezone: body.timezone !== undefined,
+            timezone: body.timezone ?? undefined,
+            set_start_time: body.start_time !== undefined,
+            start_time: body.start_time ?? undefined,
+            status: body.status,
+            settings_patch: body.settings,
+          },
+          caller,
+        );
+        return { data: rundownJson(updated), sideEffects: [{ type: 'rundown.changed', rundown_id: updated.id }] };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/rundowns/{id}',
+      summary: 'Delete a rundown',
+      tag: 'Rundowns',
+      auth: 'bearer',
+      role: 'OWNER',
+      successStatus: 204,
+      errors: ['rundowns.not_found'],
+      handler: async ({ params, caller }) => {
+        await clients.rundown.deleteRundown({ rundown_id: params.id! }, caller);
+        return { status: 204 };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+
+/** A query parameter given once (Express turns a repeated one into an array). */
+export const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
+  z.string({ error: 'must be given once, as a string' }).pipe(schema);
+
+export const pageQuery = z.object({
+  limit: single(
+    z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(limits.page.min).max(limits.page.max)),
+  ).optional(),
+  cursor: single(z.string().min(1, 'must not be empty')).optional(),
+});
+
+/** Canonical IANA name for a time zone the runtime knows, or undefined. */
+export function canonicalTimeZone(value: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+export const timezone = z
+  .string()
+  .max(64)
+  .transform((value, ctx) => {
+    const zone = canonicalTimeZone(value);
+    if (!zone) {
+      ctx.addIssue({ code: 'custom', message: `Unknown time zone "${value}"; use an IANA name such as "Europe/Berlin".` });
+      return z.NEVER;
+    }
+    return zone;
+  });
+
+/** Times a client does clock math on are ms since the epoch; writes also take ISO 8601. */
+export const epochMs = z.union([
+  z.number().int().min(0).max(8.64e15),
+  z.iso.datetime({ offset: true }).transform((v) => Date.parse(v)),
+]);
+
+export const color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be #rgb or #rrggbb');

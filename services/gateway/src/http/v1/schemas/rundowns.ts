@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+import { epochMs, timezone } from './common.js';
+
+export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
+
+const cueNumberingPatch = z.strictObject({
+  start_from: z.number().int().nullable().optional(),
+  prefix: z.string().max(10).nullable().optional(),
+  padding: z.number().int().min(1).max(6).nullable().optional(),
+});
+
+/** A settings merge patch (RFC 7396): null resets a key to its default; unknown keys are refused. */
+export const settingsPatch = z.strictObject({
+  cue_numbering: cueNumberingPatch.nullable().optional(),
+  tod_display_format: z.enum(['12h', '24h']).nullable().optional(),
+});
+
+const columnInput = z.strictObject({
+  name: z.string().trim().min(1).max(limits.columnNameChars),
+});
+
+export const createRundownBody = z
+  .strictObject({
+    title: z.string().trim().min(1).max(limits.rundownTitleChars),
+    timezone: timezone.nullable().optional(),
+    start_time: epochMs.nullable().optional(),
+    status: z.enum(rundownStatuses).optional(),
+    settings: settingsPatch.optional(),
+    columns: z.array(columnInput).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const seen = new Map<string, number>();
+    body.columns?.forEach((column, index) => {
+      const first = seen.get(column.name);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['columns', index, 'name'],
+          message: `Duplicate column name "${column.name}" (also at columns[${first}]).`,
+        });
+      } else seen.set(column.name, index);
+    });
+  });
+
+export const patchRundownBody = z.strictObject({
+  title: z.string().trim().min(1).max(limits.rundownTitleChars).optional(),
+  timezone: timezone.nullable().optional(),
+  start_time: epochMs.nullable().optional(),
+  status: z.enum(rundownStatuses).optional(),
+  settings: settingsPatch.optional(),
+});
+
+export const cueOrderNode: z.ZodType<{ id: string; children?: { id: string }[] }> = z.object({
+  id: z.string(),
+  children: z.array(z.object({ id: z.string() })).optional(),
+});
+
+export const rundownRecord = z.object({
+  id: z.string(),
+  title: z.string(),
+  timezone: z.string().nullable(),
+  start_time: z.number().int().nullable(),
+  end_time: z.number().int().nullable(),
+  status: z.enum(rundownStatuses),
+  settings: z.object({
+    cue_numbering: z.object({ start_from: z.number().int(), prefix: z.string(), padding: z.number().int() }),
+    tod_display_format: z.enum(['12h', '24h']).nullable(),
+  }),
+  cue_order: z.array(cueOrderNode),
+  column_order: z.array(z.string()),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});

@@ -1,0 +1,62 @@
+import { bindService, limits, type ServiceBinding } from '@rundown/shared';
+import { RundownServiceService, type CueOrderNode, type Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import type { RundownRecord, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
+import type { CueTreeNode } from '../repositories/rundowns.js';
+
+function treeMessage(nodes: CueTreeNode[]): CueOrderNode[] {
+  return nodes.map((n) => ({ id: n.id, children: n.children ? treeMessage(n.children) : [] }));
+}
+
+export function rundownMessage(r: RundownRecord): Rundown {
+  return {
+    id: r.id,
+    title: r.title,
+    timezone: r.timezone ?? undefined,
+    start_time: r.start_time ?? undefined,
+    end_time: r.end_time ?? undefined,
+    status: r.status,
+    settings: {
+      cue_numbering: r.settings.cue_numbering,
+      tod_display_format: r.settings.tod_display_format ?? undefined,
+    },
+    cue_order: treeMessage(r.cue_order),
+    column_order: r.column_order,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** gRPC ↔ domain mapping for rundowns; no rules live here. */
+export function rundownHandlers(rundowns: RundownsService): ServiceBinding {
+  return bindService(RundownServiceService, {
+    createRundown: async (req, ctx) =>
+      rundownMessage(
+        await rundowns.create(ctx, {
+          title: req.title,
+          timezone: req.timezone ?? null,
+          start_time: req.start_time ?? null,
+          status: req.status,
+          settings: req.settings,
+          columns: req.columns,
+        }),
+      ),
+    getRundown: async (req, ctx) => rundownMessage(await rundowns.get(ctx, req.rundown_id)),
+    updateRundown: async (req, ctx) => {
+      const patch: UpdateRundownInput = {};
+      if (req.title !== undefined) patch.title = req.title;
+      if (req.set_timezone) patch.timezone = req.timezone ?? null;
+      if (req.set_start_time) patch.start_time = req.start_time ?? null;
+      if (req.status !== undefined) patch.status = req.status;
+      if (req.settings_patch !== undefined) patch.settings = req.settings_patch;
+      return rundownMessage(await rundowns.update(ctx, req.rundown_id, patch));
+    },
+    listRundowns: async (req, ctx) => {
+      const page = await rundowns.list(ctx, req.limit || limits.page.default, req.cursor || undefined);
+      return { items: page.items.map(rundownMessage), next_cursor: page.next_cursor ?? undefined };
+    },
+    deleteRundown: async (req, ctx) => {
+      await rundowns.delete(ctx, req.rundown_id);
+      return {};
+    },
+  });
+}

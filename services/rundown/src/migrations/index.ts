@@ -1,0 +1,3 @@
+import { Rundowns1763800000000 } from './1763800000000-rundowns.js';
+
+export const migrations = [Rundowns1763800000000];

@@ -1,0 +1,150 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Settings } from '../domain/settings.js';
+
+export interface CueTreeNode {
+  id: string;
+  children?: CueTreeNode[];
+}
+
+export interface RundownRow {
+  id: string;
+  team_id: string;
+  title: string;
+  timezone: string | null;
+  start_time: number | null;
+  status: string;
+  settings: Settings;
+  cue_tree: CueTreeNode[];
+  column_ids: string[];
+  playable_duration_ms: number;
+  created_at: Date;
+  updated_at: Date;
+  /** created_at with microseconds, for cursors (a JS Date keeps only ms). */
+  created_key: string;
+}
+
+export interface ColumnRow {
+  id: string;
+  rundown_id: string;
+  name: string;
+  type: 'text' | 'select' | 'image' | 'attachment';
+  private: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const rundownColumns = `id, team_id, title, timezone, start_time::float8 AS start_time, status, settings, cue_tree,
+  column_ids, playable_duration_ms::float8 AS playable_duration_ms, created_at, updated_at,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_key`;
+
+type Db = DataSource | EntityManager;
+
+export class RundownsRepository {
+  constructor(readonly db: DataSource) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Serializes rundown creation per team, so the quota cannot be overrun by racing creates. */
+  async lockTeam(tx: EntityManager, teamId: string): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rundowns:${teamId}`]);
+  }
+
+  async countLive(tx: Db, teamId: string): Promise<number> {
+    const [row] = (await tx.query('SELECT count(*)::int AS n FROM rundown.rundowns WHERE team_id = $1 AND deleted_at IS NULL', [
+      teamId,
+    ])) as { n: number }[];
+    return row?.n ?? 0;
+  }
+
+  async insert(
+    tx: EntityManager,
+    row: Pick<RundownRow, 'id' | 'team_id' | 'title' | 'timezone' | 'start_time' | 'status' | 'settings' | 'column_ids'>,
+  ): Promise<void> {
+    await tx.query(
+      `INSERT INTO rundown.rundowns (id, team_id, title, timezone, start_time, status, settings, column_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [row.id, row.team_id, row.title, row.timezone, row.start_time, row.status, JSON.stringify(row.settings), row.column_ids],
+    );
+  }
+
+  async insertColumns(tx: EntityManager, columns: Pick<ColumnRow, 'id' | 'rundown_id' | 'name' | 'type' | 'private'>[]): Promise<void> {
+    if (!columns.length) return;
+    await tx.query(
+      `INSERT INTO rundown.columns (id, rundown_id, name, type, private)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[])`,
+      [
+        columns.map((c) => c.id),
+        columns.map((c) => c.rundown_id),
+        columns.map((c) => c.name),
+        columns.map((c) => c.type),
+        columns.map((c) => c.private),
+      ],
+    );
+  }
+
+  /** A live rundown of the team; `forUpdate` takes the row lock every content write starts with. */
+  async find(db: Db, teamId: string, id: string, forUpdate = false): Promise<RundownRow | undefined> {
+    const rows = (await db.query(
+      `SELECT ${rundownColumns} FROM rundown.rundowns
+       WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id, teamId],
+    )) as RundownRow[];
+    return rows[0];
+  }
+
+  async page(
+    teamId: string,
+    limit: number,
+    after: { created_key: string; id: string } | undefined,
+    onlyId: string | undefined,
+  ): Promise<RundownRow[]> {
+    const values: unknown[] = [teamId, limit];
+    let where = 'team_id = $1 AND deleted_at IS NULL';
+    if (onlyId) {
+      values.push(onlyId);
+      where += ` AND id = $${values.length}`;
+    }
+    if (after) {
+      values.push(after.created_key, after.id);
+      where += ` AND (created_at, id) < ($${values.length - 1}::timestamp AT TIME ZONE 'UTC', $${values.length})`;
+    }
+    return (await this.db.query(
+      `SELECT ${rundownColumns} FROM rundown.rundowns WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
+      values,
+    )) as RundownRow[];
+  }
+
+  async update(
+    tx: EntityManager,
+    id: string,
+    patch: Partial<Pick<RundownRow, 'title' | 'timezone' | 'start_time' | 'status' | 'settings'>>,
+  ): Promise<void> {
+    const sets: string[] = [];
+    const values: unknown[] = [id];
+    for (const [column, value] of Object.entries(patch)) {
+      values.push(column === 'settings' ? JSON.stringify(value) : value);
+      sets.push(`${column} = $${values.length}`);
+    }
+    sets.push('updated_at = clock_timestamp()');
+    await tx.query(`UPDATE rundown.rundowns SET ${sets.join(', ')} WHERE id = $1`, values);
+  }
+
+  async softDelete(teamId: string, id: string): Promise<boolean> {
+    const result = (await this.db.query(
+      `UPDATE rundown.rundowns SET deleted_at = clock_timestamp() WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL`,
+      [id, teamId],
+    )) as [unknown[], number];
+    return result[1] > 0;
+  }
+
+  /** Ids of the private columns of these rundowns, which every public view leaves out. */
+  async privateColumnIds(db: Db, rundownIds: string[]): Promise<Set<string>> {
+    if (!rundownIds.length) return new Set();
+    const rows = (await db.query('SELECT id FROM rundown.columns WHERE rundown_id = ANY($1) AND private', [rundownIds])) as {
+      id: string;
+    }[];
+    return new Set(rows.map((r) => r.id));
+  }
+}

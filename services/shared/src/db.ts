@@ -1,0 +1,47 @@
+import { DataSource, type EntitySchema, type MigrationInterface, type MixedList } from 'typeorm';
+
+/**
+ * One TypeORM DataSource per service, confined to that service's own schema. Schema changes
+ * only ever come from migrations (synchronize is off).
+ */
+export function createDataSource(options: {
+  url: string;
+  schema: string;
+  entities?: MixedList<EntitySchema>;
+  migrations: (new () => MigrationInterface)[];
+  poolSize?: number;
+  applicationName: string;
+}): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities ?? [],
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    applicationName: options.applicationName,
+    extra: { max: options.poolSize ?? 10, statement_timeout: 10_000 },
+  });
+}
+
+/**
+ * Runs pending migrations under an advisory lock, so replicas starting together (or a Helm hook
+ * and a developer) never apply the same migration twice.
+ */
+export async function runMigrations(dataSource: DataSource, schema: string): Promise<string[]> {
+  if (!dataSource.isInitialized) await dataSource.initialize();
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The limits table: one place for every structural cap and plan quota. Validation, the
+ * domain rules, the error details and the documentation all read from here.
+ */
+export const limits = {
+  bodyBytes: 1_048_576,
+  includeCells: 1_000,
+  bulkItems: 500,
+  cuesPerRundown: 1_000,
+  columnsPerRundown: 50,
+  mentionsPerRundown: 100,
+  textVariablesPerRundown: 100,
+  cellContentChars: 100_000,
+  idempotencyKeyChars: 256,
+  page: { min: 1, max: 100, default: 50 },
+  rundownTitleChars: 255,
+  cueTitleChars: 500,
+  cueSubtitleChars: 1_000,
+  durationMsMax: 604_800_000,
+  columnNameChars: 100,
+  mentionNameChars: 100,
+  mentionDescriptionChars: 1_000,
+  textVariableValueChars: 10_000,
+  outputMessageChars: 1_000,
+  v0RequestsPerMinute: 60,
+  anonymousRequestsPerMinute: 600,
+  tokenTtlSecondsDefault: 90 * 24 * 3600,
+} as const;
+
+export const plans = {
+  free: { requestsPerMinute: 20, maxRundowns: 10 },
+  paid: { requestsPerMinute: 120, maxRundowns: 1_000 },
+} as const;
+
+export type PlanName = keyof typeof plans;
