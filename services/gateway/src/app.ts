@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { createLogger, runService, startGrpcServer } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
@@ -11,7 +12,7 @@ import { v1Routes } from './http/v1/index.js';
 
 const logger = createLogger('gateway');
 
-function listen(app: import('express').Express, port: number, host: string): Promise<Server> {
+function listen(app: Express, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
     // Idle keep-alive connections must outlive a typical load balancer's (60 s) to avoid resets.

@@ -1,0 +1,44 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Three tiers under one command (`npm test`):
+ * - unit: no I/O, beside the code (services/<svc>/src/**\/*.test.ts)
+ * - integration: real PostgreSQL and Redis (testcontainers when a Docker engine answers,
+ *   otherwise the servers the environment names, otherwise the local defaults)
+ * - e2e: the whole system started through the same launcher as `npm start`, spoken to over HTTP
+ */
+export default defineConfig({
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
+  test: {
+    reporters: process.env.CI ? ['default'] : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/integration-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/e2e-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 180_000,
+          // One system for the whole tier; files share it, so run them one at a time.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
