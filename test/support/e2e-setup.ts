@@ -42,7 +42,8 @@ function freePort(): Promise<number> {
 export default async function setup(project: TestProject) {
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_e2e');
-  const redisUrl = await isolatedRedis(infra.redisUrl, 15);
+  // Separate checkouts running tests at once pick different dbs (E2E_REDIS_DB).
+  const redisUrl = await isolatedRedis(infra.redisUrl, Number(process.env.E2E_REDIS_DB ?? 15));
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-e2e-'));
   const [http, admin, gw, auth, rundown] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env = {

@@ -24,7 +24,7 @@ export default async function setup(project: TestProject) {
     await db.destroy();
   }
   project.provide('databaseUrl', database.url);
-  project.provide('redisUrl', await isolatedRedis(infra.redisUrl, 14));
+  project.provide('redisUrl', await isolatedRedis(infra.redisUrl, Number(process.env.IT_REDIS_DB ?? 14)));
   return async () => {
     await database.drop();
     await infra.stop();
