@@ -3,8 +3,11 @@ import { rundownConfig } from './config.js';
 import { migrations } from './migrations/index.js';
 import { RundownsRepository } from './repositories/rundowns.js';
 import { CursorCodec } from './domain/cursor.js';
-import { RundownsService } from './domain/rundowns.js';
+import { pendingCellStore, RundownsService } from './domain/rundowns.js';
+import { CuesService } from './domain/cues.js';
+import { CuesRepository } from './repositories/cues.js';
 import { rundownHandlers } from './grpc/handlers.js';
+import { cueHandlers } from './grpc/cues.js';
 
 const logger = createLogger('rundown');
 
@@ -20,8 +23,14 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
-    const rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec(config.CURSOR_SECRET));
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [rundownHandlers(rundowns)], logger });
+    const cuesRepo = new CuesRepository(db);
+    const rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore);
+    const cues = new CuesService(rundowns, cuesRepo);
+    const grpc = await startGrpcServer({
+      port: config.GRPC_PORT,
+      services: [rundownHandlers(rundowns, cues), cueHandlers(cues)],
+      logger,
+    });
     logger.info({ port: grpc.port }, 'rundown service ready');
     return async () => {
       await grpc.shutdown();

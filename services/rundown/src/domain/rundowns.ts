@@ -1,6 +1,8 @@
-import { AppError, limits, newId, plans, type CallerContext } from '@rundown/shared';
+import { AppError, limits, newId, plans, type CallerContext, type Issue } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
+import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
+import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 
@@ -25,7 +27,42 @@ export interface CreateRundownInput {
   status: string | undefined;
   settings: Record<string, unknown> | undefined;
   columns: { name: string }[];
+  cues: NewCueInput[];
 }
+
+/** Cell content given with a new cue, addressed by column name. */
+export interface NewCell {
+  column_name: string;
+  content: { text: string } | { html: string };
+}
+
+/** A cue created with its rundown; `children` only on a group. */
+export interface NewCueInput {
+  fields: CueFields;
+  cells: NewCell[];
+  children: NewCueInput[];
+}
+
+export interface CellWrite {
+  cue_id: string;
+  column_id: string;
+  content: NewCell['content'];
+}
+
+/**
+ * Where the cells given with a new rundown go. Storing cells belongs to the cells service: it will
+ * implement this port with a call made inside the rundown's transaction, after the rows are
+ * inserted, so a refusal there rolls the whole create back (and the cells service drops its writes
+ * for a rundown whose create did not commit). Until then `pendingCellStore` stands in.
+ */
+export interface CellStore {
+  writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void>;
+}
+
+/** Stand-in until the cells service exists: cells are validated and mapped to coordinates, not stored yet. */
+export const pendingCellStore: CellStore = {
+  writeForNewRundown: async () => undefined,
+};
 
 export interface UpdateRundownInput {
   title?: string;
@@ -50,6 +87,8 @@ export class RundownsService {
   constructor(
     private readonly repo: RundownsRepository,
     private readonly cursors: CursorCodec,
+    private readonly cues: CuesRepository,
+    private readonly cells: CellStore,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<RundownRecord> {
@@ -63,6 +102,7 @@ export class RundownsService {
         details: { limit: limits.columnsPerRundown, received: columns.length, unit: 'columns' },
       });
     }
+    const { draft, cells } = draftContent(id, input.cues, new Map(columns.map((c) => [c.name, c.id])));
     await this.repo.transaction(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
@@ -81,8 +121,12 @@ export class RundownsService {
         status: input.status ?? 'draft',
         settings: input.settings ? mergeSettings(defaultSettings(), input.settings) : defaultSettings(),
         column_ids: columns.map((c) => c.id),
+        cue_tree: draft.tree.toNodes(),
+        playable_duration_ms: draft.playableMs(),
       });
       await this.repo.insertColumns(tx, columns);
+      await this.cues.insert(tx, id, draft.pending().created);
+      await this.cells.writeForNewRundown(ctx, id, cells);
     });
     return this.get(ctx, id);
   }
@@ -132,7 +176,8 @@ export class RundownsService {
     if (!(await this.repo.softDelete(scope.teamId, id))) throw new AppError('rundowns.not_found');
   }
 
-  private async findVisible(scope: Scope, id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
+  /** A rundown the scope may see; `forUpdate` takes the row lock every content write starts with. */
+  async findVisible(scope: Scope, id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
     if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
     const row = await this.repo.find(tx ?? this.repoDb(), scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
@@ -141,6 +186,52 @@ export class RundownsService {
 
   private repoDb() {
     return this.repo.db;
+  }
+}
+
+/**
+ * The cues of a new rundown as a draft (same rules as any cue write, cap included) and their cells
+ * as coordinates. Cells go only on cues of type `cue`, under a column of the new rundown.
+ */
+function draftContent(rundownId: string, cues: NewCueInput[], columnIds: Map<string, string>) {
+  const draft = new CueDraft(rundownId, [], []);
+  const cells: CellWrite[] = [];
+  const issues: Issue[] = [];
+  const add = (cue: NewCueInput, group: string | null, path: (string | number)[]) => {
+    const type = cue.fields.type ?? 'cue';
+    if (cue.children.length && type !== 'group') {
+      issues.push({ path: [...path, 'children'], message: 'Only a group has children.', code: 'custom' });
+    }
+    if (group !== null && type === 'group') {
+      issues.push({ path: [...path, 'type'], message: 'Groups exist only at root level.', code: 'custom' });
+      return;
+    }
+    const cueId = asRundownPayload(() => draft.create({ ...cue.fields, position: { kind: 'end', group } }, path));
+    for (const cell of cue.cells) {
+      const columnId = columnIds.get(cell.column_name);
+      if (type !== 'cue') {
+        issues.push({ path: [...path, 'cells', cell.column_name], message: `A ${type} has no cells; only cues of type "cue" do.`, code: 'custom' });
+      } else if (!columnId) {
+        issues.push({ path: [...path, 'cells', cell.column_name], message: `No column named "${cell.column_name}" in columns[].`, code: 'custom' });
+      } else cells.push({ cue_id: cueId, column_id: columnId, content: cell.content });
+    }
+    cue.children.forEach((child, index) => add(child, cueId, [...path, 'children', index]));
+  };
+  cues.forEach((cue, index) => add(cue, null, ['cues', index]));
+  if (issues.length) throw AppError.validation('rundowns.invalid_payload', issues);
+  draft.checkCap();
+  return { draft, cells };
+}
+
+/** A cue rule broken inside a rundown create is a fault of the rundown body. */
+function asRundownPayload<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'cues.invalid_payload') {
+      throw new AppError('rundowns.invalid_payload', { detail: error.detail, details: error.details });
+    }
+    throw error;
   }
 }
 

@@ -1,7 +1,10 @@
 import { bindService, limits, type ServiceBinding } from '@rundown/shared';
 import { RundownServiceService, type CueOrderNode, type Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
-import type { RundownRecord, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
+import type { NewCue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
+import type { CuesService } from '../domain/cues.js';
+import type { NewCueInput, RundownRecord, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
 import type { CueTreeNode } from '../repositories/rundowns.js';
+import { createInput, cueMessage } from './cues.js';
 
 function treeMessage(nodes: CueTreeNode[]): CueOrderNode[] {
   return nodes.map((n) => ({ id: n.id, children: n.children ? treeMessage(n.children) : [] }));
@@ -26,8 +29,19 @@ export function rundownMessage(r: RundownRecord): Rundown {
   };
 }
 
+function newCue(m: NewCue): NewCueInput {
+  return {
+    fields: m.fields ? createInput(m.fields) : {},
+    cells: m.cells.map((c) => ({
+      column_name: c.column_name,
+      content: c.content?.$case === 'html' ? { html: c.content.value } : { text: c.content?.value ?? '' },
+    })),
+    children: m.children.map(newCue),
+  };
+}
+
 /** gRPC ↔ domain mapping for rundowns; no rules live here. */
-export function rundownHandlers(rundowns: RundownsService): ServiceBinding {
+export function rundownHandlers(rundowns: RundownsService, cues: CuesService): ServiceBinding {
   return bindService(RundownServiceService, {
     createRundown: async (req, ctx) =>
       rundownMessage(
@@ -38,9 +52,14 @@ export function rundownHandlers(rundowns: RundownsService): ServiceBinding {
           status: req.status,
           settings: req.settings,
           columns: req.columns,
+          cues: req.cues.map(newCue),
         }),
       ),
     getRundown: async (req, ctx) => rundownMessage(await rundowns.get(ctx, req.rundown_id)),
+    getRundownWithCues: async (req, ctx) => {
+      const { rundown, cues: list } = await cues.list(ctx, req.rundown_id);
+      return { rundown: rundownMessage(rundown), cues: list.map(cueMessage) };
+    },
     updateRundown: async (req, ctx) => {
       const patch: UpdateRundownInput = {};
       if (req.title !== undefined) patch.title = req.title;

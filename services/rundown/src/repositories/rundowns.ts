@@ -60,12 +60,26 @@ export class RundownsRepository {
 
   async insert(
     tx: EntityManager,
-    row: Pick<RundownRow, 'id' | 'team_id' | 'title' | 'timezone' | 'start_time' | 'status' | 'settings' | 'column_ids'>,
+    row: Pick<
+      RundownRow,
+      'id' | 'team_id' | 'title' | 'timezone' | 'start_time' | 'status' | 'settings' | 'column_ids' | 'cue_tree' | 'playable_duration_ms'
+    >,
   ): Promise<void> {
     await tx.query(
-      `INSERT INTO rundown.rundowns (id, team_id, title, timezone, start_time, status, settings, column_ids)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [row.id, row.team_id, row.title, row.timezone, row.start_time, row.status, JSON.stringify(row.settings), row.column_ids],
+      `INSERT INTO rundown.rundowns (id, team_id, title, timezone, start_time, status, settings, column_ids, cue_tree, playable_duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        row.id,
+        row.team_id,
+        row.title,
+        row.timezone,
+        row.start_time,
+        row.status,
+        JSON.stringify(row.settings),
+        row.column_ids,
+        JSON.stringify(row.cue_tree),
+        row.playable_duration_ms,
+      ],
     );
   }
 

@@ -3,6 +3,7 @@ import { limits, roles, type RoleName } from '@rundown/shared';
 import { Plan, Role, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { cueJson } from '../v1/records.js';
 
 const planToProto = { free: Plan.PLAN_FREE, paid: Plan.PLAN_PAID } as const;
 const roleToProto: Record<RoleName, Role> = {
@@ -59,6 +60,8 @@ const mintToken = z
     environment: z.string().regex(/^[a-z0-9-]{1,32}$/).optional(),
   })
   .refine((t) => !(t.rundown_id && t.role === 'OWNER'), { message: 'A rundown-scoped token cannot be OWNER.', path: ['role'] });
+
+const cueLock = z.strictObject({ prevent_edits: z.boolean() });
 
 /** The admin surface of CONTRACT §9 (stands in for the dashboard); served only on the admin listener. */
 export function adminRoutes(clients: Clients): RouteDef[] {
@@ -180,6 +183,21 @@ export function adminRoutes(clients: Clients): RouteDef[] {
         const { token } = await clients.auth.issueV0Token({ team_id: params.team_id! }, caller);
         return { status: 201, data: { token } };
       },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/rundowns/{id}/cues/{cue_id}',
+      summary: 'Lock or unlock a cue against edits (the v1 API cannot)',
+      tag: 'Admin',
+      auth: 'bearer',
+      body: cueLock,
+      emptyPatch: 'bad_request',
+      errors: ['rundowns.not_found', 'cues.not_found'],
+      handler: async ({ params, body, caller }) => ({
+        data: cueJson(
+          await clients.cues.setPreventEdits({ rundown_id: params.id!, cue_id: params.cue_id!, prevent_edits: body.prevent_edits }, caller),
+        ),
+      }),
     }),
   ];
 }

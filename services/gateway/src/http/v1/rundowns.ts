@@ -3,9 +3,10 @@ import { limits } from '@rundown/shared';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { rundownJson } from './records.js';
+import { newCueMessage } from './cues.js';
+import { cueJson, rundownJson } from './records.js';
 import { pageQuery } from './schemas/common.js';
-import { createRundownBody, patchRundownBody, rundownRecord } from './schemas/rundowns.js';
+import { createRundownBody, patchRundownBody, rundownReadQuery, rundownRecord } from './schemas/rundowns.js';
 
 /** Rundown routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. */
 export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
@@ -28,14 +29,14 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
     defineRoute({
       method: 'post',
       path: '/rundowns',
-      summary: 'Create a rundown (optionally with columns), all-or-nothing',
+      summary: 'Create a rundown (optionally with columns and cues with their cells), all-or-nothing',
       tag: 'Rundowns',
       auth: 'bearer',
       role: 'EDIT',
       body: createRundownBody,
       bodyError: 'rundowns.invalid_payload',
       successStatus: 201,
-      errors: ['plan.limit_exceeded', 'columns.too_many'],
+      errors: ['plan.limit_exceeded', 'columns.too_many', 'cues.too_many'],
       response: rundownRecord,
       handler: async ({ body, caller }) => {
         const created = await clients.rundown.createRundown(
@@ -46,6 +47,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
             status: body.status,
             settings: body.settings,
             columns: body.columns ?? [],
+            cues: (body.cues ?? []).map(newCueMessage),
           },
           caller,
         );
@@ -55,15 +57,18 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
     defineRoute({
       method: 'get',
       path: '/rundowns/{id}',
-      summary: 'Read a rundown',
+      summary: 'Read a rundown (`?include=cues` adds its cues, read in the same snapshot)',
       tag: 'Rundowns',
       auth: 'bearer',
       role: 'VIEW',
+      query: rundownReadQuery,
       errors: ['rundowns.not_found'],
       response: rundownRecord,
-      handler: async ({ params, caller }) => ({
-        data: rundownJson(await clients.rundown.getRundown({ rundown_id: params.id! }, caller)),
-      }),
+      handler: async ({ params, query, caller }) => {
+        if (query.include !== 'cues') return { data: rundownJson(await clients.rundown.getRundown({ rundown_id: params.id! }, caller)) };
+        const { rundown, cues } = await clients.rundown.getRundownWithCues({ rundown_id: params.id! }, caller);
+        return { data: rundownJson(rundown!), included: { cues: cues.map(cueJson) } };
+      },
     }),
     defineRoute({
       method: 'patch',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { AppError, limits } from '@rundown/shared';
 
 /** A query parameter given once (Express turns a repeated one into an array). */
 export const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
@@ -40,3 +40,18 @@ export const epochMs = z.union([
 ]);
 
 export const color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be #rgb or #rrggbb');
+
+/**
+ * The items array of a `:bulk` operation. The size cap is checked before any item (and answers
+ * its own code), so an oversized batch is refused as such whatever its items hold.
+ */
+export const bulkItems = <T extends z.ZodType>(item: T, resource: string) =>
+  z.preprocess((value) => {
+    if (Array.isArray(value) && value.length > limits.bulkItems) {
+      throw new AppError('bulk.too_many_items', {
+        detail: `A bulk request carries at most ${limits.bulkItems} items; this one has ${value.length}.`,
+        details: { limit: limits.bulkItems, received: value.length, unit: 'items', resource },
+      });
+    }
+    return value;
+  }, z.array(item));

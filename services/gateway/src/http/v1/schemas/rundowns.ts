@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { epochMs, timezone } from './common.js';
+import { epochMs, single, timezone } from './common.js';
+import { cueRecord, newCue } from './cues.js';
 
 export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
 
@@ -28,6 +29,8 @@ export const createRundownBody = z
     status: z.enum(rundownStatuses).optional(),
     settings: settingsPatch.optional(),
     columns: z.array(columnInput).optional(),
+    // Cells and hierarchy rules are checked by the rundown service, which reports them as issues too.
+    cues: z.array(newCue).optional(),
   })
   .superRefine((body, ctx) => {
     const seen = new Map<string, number>();
@@ -72,3 +75,10 @@ export const rundownRecord = z.object({
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
+
+/** `?include=cues` side-loads the cues (CONTRACT §1). */
+export const rundownReadQuery = z.strictObject({
+  include: single(z.enum(['cues'], { error: 'include takes "cues"' })).optional(),
+});
+
+export const rundownIncluded = z.object({ cues: z.array(cueRecord) });

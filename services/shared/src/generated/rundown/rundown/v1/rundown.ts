@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
+import { Cue, NewCue } from "./cues.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -68,10 +69,22 @@ export interface CreateRundownRequest {
   /** A validated settings object (RFC 7396 patch over the defaults). */
   settings: { [key: string]: any } | undefined;
   columns: ColumnInput[];
+  /** Cues in display order (groups with their children), created in the same transaction. */
+  cues: NewCue[];
 }
 
 export interface GetRundownRequest {
   rundown_id: string;
+}
+
+export interface GetRundownWithCuesRequest {
+  rundown_id: string;
+}
+
+/** A rundown and its cues (display order) read in one snapshot, so `cue_order` and the list agree. */
+export interface RundownWithCues {
+  rundown: Rundown | undefined;
+  cues: Cue[];
 }
 
 export interface UpdateRundownRequest {
@@ -505,7 +518,15 @@ export const ColumnInput: MessageFns<ColumnInput> = {
 };
 
 function createBaseCreateRundownRequest(): CreateRundownRequest {
-  return { title: "", timezone: undefined, start_time: undefined, status: undefined, settings: undefined, columns: [] };
+  return {
+    title: "",
+    timezone: undefined,
+    start_time: undefined,
+    status: undefined,
+    settings: undefined,
+    columns: [],
+    cues: [],
+  };
 }
 
 export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
@@ -527,6 +548,9 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
     }
     for (const v of message.columns) {
       ColumnInput.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.cues) {
+      NewCue.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -592,6 +616,14 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
             message.columns.push(ColumnInput.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cues.push(NewCue.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -636,6 +668,109 @@ export const GetRundownRequest: MessageFns<GetRundownRequest> = {
             }
 
             message.rundown_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetRundownWithCuesRequest(): GetRundownWithCuesRequest {
+  return { rundown_id: "" };
+}
+
+export const GetRundownWithCuesRequest: MessageFns<GetRundownWithCuesRequest> = {
+  encode(message: GetRundownWithCuesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRundownWithCuesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRundownWithCuesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRundownWithCues(): RundownWithCues {
+  return { rundown: undefined, cues: [] };
+}
+
+export const RundownWithCues: MessageFns<RundownWithCues> = {
+  encode(message: RundownWithCues, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown !== undefined) {
+      Rundown.encode(message.rundown, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.cues) {
+      Cue.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RundownWithCues {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRundownWithCues();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown = Rundown.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cues.push(Cue.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -998,6 +1133,16 @@ export const RundownServiceService = {
     responseSerialize: (value: Rundown): Buffer => Buffer.from(Rundown.encode(value).finish()),
     responseDeserialize: (value: Buffer): Rundown => Rundown.decode(value),
   },
+  getRundownWithCues: {
+    path: "/rundown.rundown.v1.RundownService/GetRundownWithCues" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRundownWithCuesRequest): Buffer =>
+      Buffer.from(GetRundownWithCuesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRundownWithCuesRequest => GetRundownWithCuesRequest.decode(value),
+    responseSerialize: (value: RundownWithCues): Buffer => Buffer.from(RundownWithCues.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RundownWithCues => RundownWithCues.decode(value),
+  },
   updateRundown: {
     path: "/rundown.rundown.v1.RundownService/UpdateRundown" as const,
     requestStream: false as const,
@@ -1031,6 +1176,7 @@ export const RundownServiceService = {
 export interface RundownServiceServer extends UntypedServiceImplementation {
   createRundown: handleUnaryCall<CreateRundownRequest, Rundown>;
   getRundown: handleUnaryCall<GetRundownRequest, Rundown>;
+  getRundownWithCues: handleUnaryCall<GetRundownWithCuesRequest, RundownWithCues>;
   updateRundown: handleUnaryCall<UpdateRundownRequest, Rundown>;
   listRundowns: handleUnaryCall<ListRundownsRequest, ListRundownsResponse>;
   deleteRundown: handleUnaryCall<DeleteRundownRequest, Empty>;
@@ -1066,6 +1212,21 @@ export interface RundownServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Rundown) => void,
+  ): ClientUnaryCall;
+  getRundownWithCues(
+    request: GetRundownWithCuesRequest,
+    callback: (error: ServiceError | null, response: RundownWithCues) => void,
+  ): ClientUnaryCall;
+  getRundownWithCues(
+    request: GetRundownWithCuesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RundownWithCues) => void,
+  ): ClientUnaryCall;
+  getRundownWithCues(
+    request: GetRundownWithCuesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RundownWithCues) => void,
   ): ClientUnaryCall;
   updateRundown(
     request: UpdateRundownRequest,

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+import { bulkItems, color, epochMs } from './common.js';
+
+export const cueTypes = ['cue', 'heading', 'group'] as const;
+
+const cueId = z.string().min(1).max(64);
+
+/** CONTRACT §3: exactly one of these; `start`/`end` take `true` (root level) or a group id. */
+export const position = z.union(
+  [
+    z.strictObject({ before_cue_id: cueId }),
+    z.strictObject({ after_cue_id: cueId }),
+    z.strictObject({ start: z.union([z.literal(true), cueId]) }),
+    z.strictObject({ end: z.union([z.literal(true), cueId]) }),
+  ],
+  {
+    error:
+      'must be exactly one of { before_cue_id }, { after_cue_id }, { start } or { end }, where start/end is true (root level) or a group id',
+  },
+);
+export type PositionBody = z.infer<typeof position>;
+
+/** The writable cue fields (CONTRACT §2 limits); `prevent_edits` is not among them. */
+export const cueFields = {
+  type: z.enum(cueTypes).optional(),
+  title: z.string().max(limits.cueTitleChars).optional(),
+  subtitle: z.string().max(limits.cueSubtitleChars).optional(),
+  duration_ms: z.number().int().min(0).max(limits.durationMsMax).optional(),
+  background_color: color.nullable().optional(),
+  start_time: epochMs.nullable().optional(),
+  skip: z.boolean().optional(),
+  auto_advance: z.boolean().optional(),
+  scheduled: z.boolean().optional(),
+};
+
+export const cueBody = z.strictObject({ ...cueFields, position: position.optional() });
+export type CueBody = z.infer<typeof cueBody>;
+
+/** A bulk item: with `id` a PATCH of that cue (at least one field), without a create. */
+const bulkItem = z
+  .strictObject({ id: cueId.optional(), ...cueFields, position: position.optional() })
+  .refine((item) => item.id === undefined || Object.keys(item).length > 1, {
+    message: 'A patch item (one with an id) needs at least one field to change.',
+  });
+export type BulkItemBody = z.infer<typeof bulkItem>;
+
+export const bulkCuesBody = z.strictObject({ items: bulkItems(bulkItem, 'cues') });
+
+export const reorderCuesBody = z.strictObject({
+  items: z.array(z.strictObject({ id: cueId, parent_id: cueId.nullable().optional() })),
+});
+
+export const cueRecord = z.object({
+  id: z.string(),
+  type: z.enum(cueTypes),
+  title: z.string(),
+  subtitle: z.string(),
+  duration_ms: z.number().int(),
+  background_color: z.string().nullable(),
+  start_time: z.number().int().nullable(),
+  prevent_edits: z.boolean(),
+  skip: z.boolean(),
+  skipped_by: z.enum(['self', 'group']).nullable(),
+  parent_id: z.string().nullable(),
+  auto_advance: z.boolean(),
+  scheduled: z.boolean(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+
+export const cueList = z.object({ items: z.array(cueRecord), next_cursor: z.null() });
+export const cueItems = z.object({ items: z.array(cueRecord) });
+
+/** A cue given inside a rundown create: its fields, its cells by column name and, on a group, its children. */
+const cellValue = z.union([
+  z.string().max(limits.cellContentChars),
+  z.strictObject({ content_html: z.string().max(limits.cellContentChars) }),
+]);
+const newCueFields = { ...cueFields, cells: z.record(z.string(), cellValue).optional() };
+export const newCue = z.strictObject({ ...newCueFields, children: z.array(z.strictObject(newCueFields)).optional() });
+export type NewCueBody = z.infer<typeof newCue>;

@@ -1,0 +1,227 @@
+import { AppError, limits, newId } from '@rundown/shared';
+import type { CueTreeNode } from '../repositories/rundowns.js';
+import { CueTree, playableDurationMs, skippedBy, type CueType, type Position, type ReorderItem } from './cue-tree.js';
+
+/** A cue as stored. */
+export interface CueRow {
+  id: string;
+  type: CueType;
+  title: string;
+  subtitle: string;
+  duration_ms: number;
+  background_color: string | null;
+  start_time: number | null;
+  prevent_edits: boolean;
+  skip: boolean;
+  auto_advance: boolean;
+  scheduled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A cue as clients read it (CONTRACT §2): the row plus where it sits and whether it plays. */
+export interface CueRecord extends CueRow {
+  parent_id: string | null;
+  skipped_by: 'self' | 'group' | null;
+}
+
+/** The writable fields; absent means "leave as is" (or the default, on create). */
+export interface CueFields {
+  type?: CueType;
+  title?: string;
+  subtitle?: string;
+  duration_ms?: number;
+  background_color?: string | null;
+  start_time?: number | null;
+  skip?: boolean;
+  auto_advance?: boolean;
+  scheduled?: boolean;
+}
+
+export interface CreateCueInput extends CueFields {
+  position?: Position;
+}
+
+export interface PatchCueInput extends CueFields {
+  id: string;
+  position?: Position;
+}
+
+export type BulkItem = { create: CreateCueInput } | { patch: PatchCueInput };
+
+const atEnd: Position = { kind: 'end', group: null };
+
+/**
+ * One write's working copy of a rundown's cues: the operations apply the rules to it in memory,
+ * then the service persists what changed in a few set-based statements. Every check runs before
+ * anything is written, so a failing item leaves nothing behind.
+ */
+export class CueDraft {
+  tree: CueTree;
+  private readonly cues = new Map<string, CueRow>();
+  readonly created = new Set<string>();
+  readonly changed = new Set<string>();
+  readonly deleted: string[] = [];
+  private readonly originalOrder: string;
+  private readonly originalPlayableMs: number;
+
+  constructor(
+    readonly rundownId: string,
+    order: CueTreeNode[],
+    rows: CueRow[],
+  ) {
+    this.tree = CueTree.from(order);
+    for (const row of rows) this.cues.set(row.id, row);
+    this.originalOrder = JSON.stringify(order);
+    this.originalPlayableMs = this.playableMs();
+  }
+
+  create(input: CreateCueInput, path: (string | number)[] = []): string {
+    const id = newId('cue');
+    const now = new Date().toISOString();
+    const row: CueRow = {
+      id,
+      type: input.type ?? 'cue',
+      title: input.title ?? '',
+      subtitle: input.subtitle ?? '',
+      duration_ms: input.duration_ms ?? 0,
+      background_color: input.background_color ?? null,
+      start_time: input.start_time ?? null,
+      prevent_edits: false,
+      skip: input.skip ?? false,
+      auto_advance: input.auto_advance ?? false,
+      scheduled: input.scheduled ?? false,
+      created_at: now,
+      updated_at: now,
+    };
+    this.tree.place(id, row.type, input.position ?? atEnd, (other) => this.cues.get(other)?.type);
+    checkScheduled(row, path);
+    this.cues.set(id, row);
+    this.created.add(id);
+    return id;
+  }
+
+  patch(input: PatchCueInput, path: (string | number)[] = []): string {
+    const current = this.editable(input.id);
+    const { id, position, ...fields } = input;
+    if (!Object.keys(fields).length && !position) throw new AppError('cues.empty_patch');
+    const next: CueRow = { ...current, ...definedOnly(fields), updated_at: new Date().toISOString() };
+    if (position) this.tree.place(id, next.type, position, (other) => (other === id ? next.type : this.cues.get(other)?.type));
+    if (next.type !== current.type) {
+      if (next.type === 'group' && this.tree.parentOf(id) !== null) {
+        throw new AppError('cues.invalid_type_conversion', {
+          detail: 'A cue inside a group cannot become a group: groups exist only at root level.',
+          details: { cue_id: id, from_type: current.type, to_type: next.type },
+        });
+      }
+      const children = this.tree.childrenOf(id);
+      if (current.type === 'group' && children.length) {
+        throw new AppError('cues.group_not_empty', {
+          detail: 'A group with children cannot change type; move or delete its children first.',
+          details: { cue_id: id, children_ids: children },
+        });
+      }
+    }
+    checkScheduled(next, path);
+    this.cues.set(id, next);
+    if (!this.created.has(id)) this.changed.add(id);
+    return id;
+  }
+
+  delete(id: string): void {
+    const current = this.editable(id);
+    const children = this.tree.childrenOf(id);
+    if (current.type === 'group' && children.length) {
+      throw new AppError('cues.group_not_empty', {
+        detail: 'A group with children cannot be deleted; move or delete its children first.',
+        details: { cue_id: id, children_ids: children },
+      });
+    }
+    this.tree.remove(id);
+    this.cues.delete(id);
+    this.deleted.push(id);
+  }
+
+  /** Replaces the whole order; every cue once, groups at root (see CueTree.fromReorder). */
+  reorder(items: ReorderItem[]): void {
+    const types = new Map([...this.cues].map(([id, row]) => [id, row.type]));
+    this.tree = CueTree.fromReorder(items, types);
+  }
+
+  apply(items: BulkItem[]): string[] {
+    return items.map((item, index) =>
+      'create' in item ? this.create(item.create, ['items', index]) : this.patch(item.patch, ['items', index]),
+    );
+  }
+
+  /** The cue cap (group children included) on the state this write would leave. */
+  checkCap(): void {
+    if (this.tree.size > limits.cuesPerRundown) {
+      throw new AppError('cues.too_many', {
+        detail: `A rundown holds at most ${limits.cuesPerRundown} cues, group children included; this write would leave ${this.tree.size}.`,
+        details: { limit: limits.cuesPerRundown, received: this.tree.size, unit: 'cues' },
+      });
+    }
+  }
+
+  /** Rows of this draft's cues, in display order: those this write creates and those it changes. */
+  pending(): { created: CueRow[]; changed: CueRow[] } {
+    const rows = this.tree.displayOrder().map(({ id }) => this.cues.get(id)!);
+    return { created: rows.filter((r) => this.created.has(r.id)), changed: rows.filter((r) => this.changed.has(r.id)) };
+  }
+
+  /** Takes rows back as stored (database timestamps). */
+  adopt(rows: CueRow[]): void {
+    for (const row of rows) this.cues.set(row.id, row);
+  }
+
+  record(id: string): CueRecord {
+    const row = this.cues.get(id);
+    if (!row) throw new AppError('cues.not_found', { details: { rundown_id: this.rundownId, cue_id: id } });
+    const parent = this.tree.parentOf(id);
+    return { ...row, parent_id: parent, skipped_by: skippedBy(row, parent === null ? undefined : this.cues.get(parent)) };
+  }
+
+  /** Every cue, in display order. */
+  records(): CueRecord[] {
+    return this.tree.displayOrder().map(({ id }) => this.record(id));
+  }
+
+  playableMs(): number {
+    return playableDurationMs(this.tree, this.cues);
+  }
+
+  orderChanged(): boolean {
+    return JSON.stringify(this.tree.toNodes()) !== this.originalOrder;
+  }
+
+  playableChanged(): boolean {
+    return this.playableMs() !== this.originalPlayableMs;
+  }
+
+  /** A cue that exists and is not locked: the lock holds for every write to the cue (PATCH, bulk, delete). */
+  private editable(id: string): CueRow {
+    const row = this.cues.get(id);
+    if (!row) throw new AppError('cues.not_found', { details: { rundown_id: this.rundownId, cue_id: id } });
+    if (row.prevent_edits) {
+      throw new AppError('cues.prevent_edits', {
+        detail: `Cue ${id} is locked against edits; it can be unlocked only in the rundown screen.`,
+        details: { cue_id: id },
+      });
+    }
+    return row;
+  }
+}
+
+function definedOnly(fields: CueFields): Partial<CueRow> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<CueRow>;
+}
+
+/** `scheduled` means "start at start_time", so it needs one (checked on the cue as the write leaves it). */
+function checkScheduled(row: CueRow, path: (string | number)[]): void {
+  if (row.scheduled && row.start_time === null) {
+    throw AppError.validation('cues.invalid_payload', [
+      { path: [...path, 'scheduled'], message: 'A scheduled cue needs a start_time.', code: 'custom' },
+    ]);
+  }
+}

@@ -1,0 +1,115 @@
+import { AppError, type CallerContext } from '@rundown/shared';
+import type { EntityManager } from 'typeorm';
+import type { CuesRepository } from '../repositories/cues.js';
+import type { RundownRow } from '../repositories/rundowns.js';
+import { CueDraft, type BulkItem, type CreateCueInput, type CueRecord, type PatchCueInput } from './cue-draft.js';
+import type { ReorderItem } from './cue-tree.js';
+import { scopeOf, type RundownRecord, type RundownsService } from './rundowns.js';
+
+/** What a write caused beyond the cues it returns (CONTRACT §1 `meta.side_effects`). */
+export interface SideEffect {
+  type: 'rundown.changed';
+  rundown_id: string;
+  changed: ('cue_order' | 'end_time')[];
+}
+
+export interface WriteResult<T> {
+  result: T;
+  side_effects: SideEffect[];
+}
+
+/**
+ * Cue rules over storage: every write locks the rundown row first (so concurrent edits of one
+ * rundown serialize), applies its operations to a draft of the whole cue set, checks the cap, and
+ * writes rows, order and playable total together in that transaction.
+ */
+export class CuesService {
+  constructor(
+    private readonly rundowns: RundownsService,
+    private readonly repo: CuesRepository,
+  ) {}
+
+  /** The rundown and its cues (display order) from one snapshot. */
+  async list(ctx: CallerContext, rundownId: string): Promise<{ rundown: RundownRecord; cues: CueRecord[] }> {
+    return this.repo.snapshot(async (tx) => {
+      const rundown = await this.rundowns.get(ctx, rundownId, tx);
+      const draft = new CueDraft(rundownId, rundown.cue_order, await this.repo.all(tx, rundownId));
+      return { rundown, cues: draft.records() };
+    });
+  }
+
+  async get(ctx: CallerContext, rundownId: string, cueId: string): Promise<CueRecord> {
+    const { cues } = await this.list(ctx, rundownId);
+    const cue = cues.find((c) => c.id === cueId);
+    if (!cue) throw new AppError('cues.not_found', { details: { rundown_id: rundownId, cue_id: cueId } });
+    return cue;
+  }
+
+  create(ctx: CallerContext, rundownId: string, input: CreateCueInput): Promise<WriteResult<CueRecord>> {
+    return this.write(ctx, rundownId, (draft) => draft.create(input), (draft, id) => draft.record(id));
+  }
+
+  update(ctx: CallerContext, rundownId: string, input: PatchCueInput): Promise<WriteResult<CueRecord>> {
+    return this.write(ctx, rundownId, (draft) => draft.patch(input), (draft, id) => draft.record(id));
+  }
+
+  delete(ctx: CallerContext, rundownId: string, cueId: string): Promise<WriteResult<null>> {
+    return this.write(ctx, rundownId, (draft) => draft.delete(cueId), () => null);
+  }
+
+  /** Items apply in order; any failure refuses the whole batch. Answers each item's cue as the batch leaves it. */
+  bulk(ctx: CallerContext, rundownId: string, items: BulkItem[]): Promise<WriteResult<CueRecord[]>> {
+    return this.write(ctx, rundownId, (draft) => draft.apply(items), (draft, ids) => ids.map((id) => draft.record(id)));
+  }
+
+  reorder(ctx: CallerContext, rundownId: string, items: ReorderItem[]): Promise<WriteResult<CueRecord[]>> {
+    return this.write(ctx, rundownId, (draft) => draft.reorder(items), (draft) => draft.records());
+  }
+
+  /** The admin surface only: stands in for the human who toggles the lock in the rundown screen. */
+  async setPreventEdits(rundownId: string, cueId: string, value: boolean): Promise<CueRecord> {
+    return this.repo.transaction(async (tx) => {
+      const order = await this.repo.lockAnyTeam(tx, rundownId);
+      if (!order) throw new AppError('rundowns.not_found');
+      if (!(await this.repo.setPreventEdits(tx, rundownId, cueId, value))) {
+        throw new AppError('cues.not_found', { details: { rundown_id: rundownId, cue_id: cueId } });
+      }
+      return new CueDraft(rundownId, order, await this.repo.all(tx, rundownId)).record(cueId);
+    });
+  }
+
+  /** The frame of every cue write. `answer` runs after the rows are stored, so records carry the database timestamps. */
+  private async write<T, R>(
+    ctx: CallerContext,
+    rundownId: string,
+    work: (draft: CueDraft) => T,
+    answer: (draft: CueDraft, worked: T) => R,
+  ): Promise<WriteResult<R>> {
+    const scope = scopeOf(ctx);
+    return this.repo.transaction(async (tx) => {
+      const rundown = await this.rundowns.findVisible(scope, rundownId, tx, true);
+      const draft = new CueDraft(rundownId, rundown.cue_tree, await this.repo.all(tx, rundownId));
+      const worked = work(draft);
+      draft.checkCap();
+      await this.persist(tx, draft);
+      return { result: answer(draft, worked), side_effects: sideEffects(rundown, draft) };
+    });
+  }
+
+  private async persist(tx: EntityManager, draft: CueDraft): Promise<void> {
+    const { created, changed } = draft.pending();
+    await this.repo.delete(tx, draft.rundownId, draft.deleted);
+    draft.adopt(await this.repo.insert(tx, draft.rundownId, created));
+    draft.adopt(await this.repo.update(tx, draft.rundownId, changed));
+    if (draft.orderChanged() || draft.playableChanged()) {
+      await this.repo.saveOrder(tx, draft.rundownId, draft.tree.toNodes(), draft.playableMs());
+    }
+  }
+}
+
+function sideEffects(rundown: RundownRow, draft: CueDraft): SideEffect[] {
+  const changed: SideEffect['changed'] = [];
+  if (draft.orderChanged()) changed.push('cue_order');
+  if (draft.playableChanged() && rundown.start_time !== null) changed.push('end_time');
+  return changed.length ? [{ type: 'rundown.changed', rundown_id: rundown.id, changed }] : [];
+}

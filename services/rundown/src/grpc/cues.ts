@@ -1,0 +1,132 @@
+import { AppError, bindService, type ServiceBinding } from '@rundown/shared';
+import {
+  CueServiceService,
+  type Cue,
+  type CreateCue,
+  type PatchCue,
+  type Position as PositionMessage,
+  type SideEffect as SideEffectMessage,
+} from '@rundown/shared/proto/rundown/rundown/v1/cues';
+import type { CueFields, CueRecord, PatchCueInput, CreateCueInput, BulkItem } from '../domain/cue-draft.js';
+import { cueTypes, type CueType, type Position } from '../domain/cue-tree.js';
+import type { CuesService, SideEffect } from '../domain/cues.js';
+
+export function cueMessage(c: CueRecord): Cue {
+  return {
+    id: c.id,
+    type: c.type,
+    title: c.title,
+    subtitle: c.subtitle,
+    duration_ms: c.duration_ms,
+    background_color: c.background_color ?? undefined,
+    start_time: c.start_time ?? undefined,
+    prevent_edits: c.prevent_edits,
+    skip: c.skip,
+    skipped_by: c.skipped_by ?? undefined,
+    parent_id: c.parent_id ?? undefined,
+    auto_advance: c.auto_advance,
+    scheduled: c.scheduled,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
+}
+
+function cueType(value: string | undefined): CueType | undefined {
+  if (value === undefined) return undefined;
+  if (!(cueTypes as readonly string[]).includes(value)) {
+    throw AppError.validation('cues.invalid_payload', [{ path: ['type'], message: `Unknown cue type "${value}".`, code: 'invalid_value' }]);
+  }
+  return value as CueType;
+}
+
+function position(p: PositionMessage | undefined): Position | undefined {
+  const target = p?.target;
+  switch (target?.$case) {
+    case undefined:
+      return undefined;
+    case 'before_cue_id':
+      return { kind: 'before', cueId: target.value };
+    case 'after_cue_id':
+      return { kind: 'after', cueId: target.value };
+    case 'start':
+    case 'end':
+      return { kind: target.$case, group: null };
+    case 'start_of_group':
+      return { kind: 'start', group: target.value };
+    case 'end_of_group':
+      return { kind: 'end', group: target.value };
+  }
+}
+
+/** Proto presence → domain fields: only what was given. */
+function fields(m: CreateCue | PatchCue, nullable: { background_color: boolean; start_time: boolean }): CueFields {
+  const out: CueFields = {};
+  const type = cueType(m.type);
+  if (type) out.type = type;
+  if (m.title !== undefined) out.title = m.title;
+  if (m.subtitle !== undefined) out.subtitle = m.subtitle;
+  if (m.duration_ms !== undefined) out.duration_ms = m.duration_ms;
+  if (nullable.background_color) out.background_color = m.background_color ?? null;
+  if (nullable.start_time) out.start_time = m.start_time ?? null;
+  if (m.skip !== undefined) out.skip = m.skip;
+  if (m.auto_advance !== undefined) out.auto_advance = m.auto_advance;
+  if (m.scheduled !== undefined) out.scheduled = m.scheduled;
+  return out;
+}
+
+export function createInput(m: CreateCue): CreateCueInput {
+  const pos = position(m.position);
+  return {
+    ...fields(m, { background_color: m.background_color !== undefined, start_time: m.start_time !== undefined }),
+    ...(pos ? { position: pos } : {}),
+  };
+}
+
+function patchInput(m: PatchCue): PatchCueInput {
+  const pos = position(m.position);
+  return {
+    id: m.id,
+    ...fields(m, { background_color: m.set_background_color, start_time: m.set_start_time }),
+    ...(pos ? { position: pos } : {}),
+  };
+}
+
+const effectMessages = (effects: SideEffect[]): SideEffectMessage[] => effects.map((e) => ({ ...e }));
+
+/** gRPC ↔ domain mapping for cues; no rules live here. */
+export function cueHandlers(cues: CuesService): ServiceBinding {
+  return bindService(CueServiceService, {
+    listCues: async (req, ctx) => ({ items: (await cues.list(ctx, req.rundown_id)).cues.map(cueMessage) }),
+    getCue: async (req, ctx) => cueMessage(await cues.get(ctx, req.rundown_id, req.cue_id)),
+    createCue: async (req, ctx) => {
+      const { result, side_effects } = await cues.create(ctx, req.rundown_id, createInput(req.cue ?? { position: undefined }));
+      return { cue: cueMessage(result), side_effects: effectMessages(side_effects) };
+    },
+    updateCue: async (req, ctx) => {
+      if (!req.patch) throw new AppError('cues.empty_patch');
+      const { result, side_effects } = await cues.update(ctx, req.rundown_id, patchInput(req.patch));
+      return { cue: cueMessage(result), side_effects: effectMessages(side_effects) };
+    },
+    deleteCue: async (req, ctx) => ({ side_effects: effectMessages((await cues.delete(ctx, req.rundown_id, req.cue_id)).side_effects) }),
+    bulkCues: async (req, ctx) => {
+      const items = req.items.map((item, index): BulkItem => {
+        switch (item.op?.$case) {
+          case 'create':
+            return { create: createInput(item.op.value) };
+          case 'patch':
+            return { patch: patchInput(item.op.value) };
+          default:
+            throw AppError.validation('cues.invalid_payload', [{ path: ['items', index], message: 'An item is a create or a patch.', code: 'custom' }]);
+        }
+      });
+      const { result, side_effects } = await cues.bulk(ctx, req.rundown_id, items);
+      return { items: result.map(cueMessage), side_effects: effectMessages(side_effects) };
+    },
+    reorderCues: async (req, ctx) => {
+      const items = req.items.map((i) => ({ id: i.id, parent_id: i.parent_id ?? null }));
+      const { result, side_effects } = await cues.reorder(ctx, req.rundown_id, items);
+      return { items: result.map(cueMessage), side_effects: effectMessages(side_effects) };
+    },
+    setPreventEdits: async (req) => cueMessage(await cues.setPreventEdits(req.rundown_id, req.cue_id, req.prevent_edits)),
+  });
+}

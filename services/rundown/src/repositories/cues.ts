@@ -1,0 +1,108 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { CueRow } from '../domain/cue-draft.js';
+import type { CueTreeNode } from './rundowns.js';
+
+type Db = DataSource | EntityManager;
+
+/** The selected columns, qualified by `t` where a statement joins another relation. */
+const cueColumns = (t = '') =>
+  `${t}id, ${t}type, ${t}title, ${t}subtitle, ${t}duration_ms, ${t}background_color, ${t}start_time::float8 AS start_time,
+  ${t}prevent_edits, ${t}skip, ${t}auto_advance, ${t}scheduled, ${t}created_at, ${t}updated_at`;
+
+type StoredCue = Omit<CueRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
+
+const toRow = (r: StoredCue): CueRow => ({ ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
+
+/** Column arrays for `unnest`, so a write of any number of cues is one statement. */
+function columns(rows: CueRow[]) {
+  return [
+    rows.map((r) => r.id),
+    rows.map((r) => r.type),
+    rows.map((r) => r.title),
+    rows.map((r) => r.subtitle),
+    rows.map((r) => r.duration_ms),
+    rows.map((r) => r.background_color),
+    rows.map((r) => r.start_time),
+    rows.map((r) => r.skip),
+    rows.map((r) => r.auto_advance),
+    rows.map((r) => r.scheduled),
+  ];
+}
+
+const unnestCues = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::bigint[], $8::boolean[],
+  $9::boolean[], $10::boolean[]) AS u(id, type, title, subtitle, duration_ms, background_color, start_time, skip, auto_advance, scheduled)`;
+
+export class CuesRepository {
+  constructor(readonly db: DataSource) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Reads that must agree with each other (the order on the rundown row and the cue rows) share one snapshot. */
+  snapshot<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction('REPEATABLE READ', work);
+  }
+
+  async all(db: Db, rundownId: string): Promise<CueRow[]> {
+    const rows = (await db.query(`SELECT ${cueColumns()} FROM rundown.cues WHERE rundown_id = $1`, [rundownId])) as StoredCue[];
+    return rows.map(toRow);
+  }
+
+  /** Stamps come from the database clock, as for every other row; the rows get them back. */
+  async insert(tx: EntityManager, rundownId: string, rows: CueRow[]): Promise<CueRow[]> {
+    if (!rows.length) return [];
+    const stored = (await tx.query(
+      `INSERT INTO rundown.cues (id, rundown_id, type, title, subtitle, duration_ms, background_color, start_time, skip, auto_advance, scheduled)
+       SELECT u.id, $11, u.type, u.title, u.subtitle, u.duration_ms, u.background_color, u.start_time, u.skip, u.auto_advance, u.scheduled
+       FROM ${unnestCues}
+       RETURNING ${cueColumns()}`,
+      [...columns(rows), rundownId],
+    )) as StoredCue[];
+    return stored.map(toRow);
+  }
+
+  /** Writes every field but the lock (the admin surface alone sets it). */
+  async update(tx: EntityManager, rundownId: string, rows: CueRow[]): Promise<CueRow[]> {
+    if (!rows.length) return [];
+    const [stored] = (await tx.query(
+      `UPDATE rundown.cues c SET type = u.type, title = u.title, subtitle = u.subtitle, duration_ms = u.duration_ms,
+         background_color = u.background_color, start_time = u.start_time, skip = u.skip, auto_advance = u.auto_advance,
+         scheduled = u.scheduled, updated_at = clock_timestamp()
+       FROM ${unnestCues}
+       WHERE c.id = u.id AND c.rundown_id = $11
+       RETURNING ${cueColumns('c.')}`,
+      [...columns(rows), rundownId],
+    )) as [StoredCue[], number];
+    return stored.map(toRow);
+  }
+
+  async delete(tx: EntityManager, rundownId: string, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await tx.query('DELETE FROM rundown.cues WHERE rundown_id = $1 AND id = ANY($2)', [rundownId, ids]);
+  }
+
+  async setPreventEdits(tx: EntityManager, rundownId: string, cueId: string, value: boolean): Promise<CueRow | undefined> {
+    const [rows] = (await tx.query(
+      `UPDATE rundown.cues SET prevent_edits = $3, updated_at = clock_timestamp() WHERE rundown_id = $1 AND id = $2 RETURNING ${cueColumns()}`,
+      [rundownId, cueId, value],
+    )) as [StoredCue[], number];
+    return rows[0] && toRow(rows[0]);
+  }
+
+  /** The order and the playable total always change with the cues, in the same transaction. */
+  async saveOrder(tx: EntityManager, rundownId: string, order: CueTreeNode[], playableMs: number): Promise<void> {
+    await tx.query(
+      'UPDATE rundown.rundowns SET cue_tree = $2, playable_duration_ms = $3, updated_at = clock_timestamp() WHERE id = $1',
+      [rundownId, JSON.stringify(order), playableMs],
+    );
+  }
+
+  /** The admin surface addresses a rundown by id alone (it acts for no team); locks it like every content write and answers its cue order. */
+  async lockAnyTeam(tx: EntityManager, rundownId: string): Promise<CueTreeNode[] | undefined> {
+    const rows = (await tx.query('SELECT cue_tree FROM rundown.rundowns WHERE id = $1 AND deleted_at IS NULL FOR UPDATE', [
+      rundownId,
+    ])) as { cue_tree: CueTreeNode[] }[];
+    return rows[0]?.cue_tree;
+  }
+}
