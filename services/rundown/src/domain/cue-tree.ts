@@ -120,13 +120,19 @@ export class CueTree {
     });
   }
 
+  /** Takes a cue out of the tree (a group only when empty: the domain refuses the rest). */
   remove(id: string): void {
+    this.detach(id);
+    this.children.delete(id);
+  }
+
+  /** Takes a cue out of its list; a group keeps its children, so it moves with them. */
+  private detach(id: string): void {
     const parent = this.parents.get(id);
     if (parent === undefined) return;
     const list = parent === null ? this.root : this.childList(parent);
     list.splice(list.indexOf(id), 1);
     this.parents.delete(id);
-    this.children.delete(id);
   }
 
   /**
@@ -145,7 +151,7 @@ export class CueTree {
       parent = this.parentOf(target);
       // A cue moved next to its own child would end up inside itself.
       if ((parent !== null && type === 'group') || parent === id) throw groupInGroup();
-      this.remove(id);
+      this.detach(id);
       list = parent === null ? this.root : this.childList(parent);
       index = list.indexOf(target) + (position.kind === 'after' ? 1 : 0);
     } else {
@@ -160,7 +166,7 @@ export class CueTree {
         }
         if (type === 'group') throw groupInGroup();
       }
-      this.remove(id);
+      this.detach(id);
       list = parent === null ? this.root : this.childList(parent);
       index = position.kind === 'start' ? 0 : list.length;
     }

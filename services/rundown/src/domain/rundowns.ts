@@ -199,9 +199,6 @@ function draftContent(rundownId: string, cues: NewCueInput[], columnIds: Map<str
   const issues: Issue[] = [];
   const add = (cue: NewCueInput, group: string | null, path: (string | number)[]) => {
     const type = cue.fields.type ?? 'cue';
-    if (cue.children.length && type !== 'group') {
-      issues.push({ path: [...path, 'children'], message: 'Only a group has children.', code: 'custom' });
-    }
     if (group !== null && type === 'group') {
       issues.push({ path: [...path, 'type'], message: 'Groups exist only at root level.', code: 'custom' });
       return;
@@ -215,7 +212,9 @@ function draftContent(rundownId: string, cues: NewCueInput[], columnIds: Map<str
         issues.push({ path: [...path, 'cells', cell.column_name], message: `No column named "${cell.column_name}" in columns[].`, code: 'custom' });
       } else cells.push({ cue_id: cueId, column_id: columnId, content: cell.content });
     }
-    cue.children.forEach((child, index) => add(child, cueId, [...path, 'children', index]));
+    if (cue.children.length && type !== 'group') {
+      issues.push({ path: [...path, 'children'], message: 'Only a group has children.', code: 'custom' });
+    } else cue.children.forEach((child, index) => add(child, cueId, [...path, 'children', index]));
   };
   cues.forEach((cue, index) => add(cue, null, ['cues', index]));
   if (issues.length) throw AppError.validation('rundowns.invalid_payload', issues);

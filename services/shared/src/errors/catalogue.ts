@@ -127,7 +127,7 @@ const entries = {
     detail: 'The reorder body is not a valid permutation of the rundown’s cues.',
     details: ['duplicates', 'unknown_ids', 'missing_ids', 'invalid_parents', 'nested_groups'],
   },
-  'cues.prevent_edits': { status: 423, detail: 'The cue is locked against edits.' },
+  'cues.prevent_edits': { status: 423, detail: 'The cue is locked against edits.', details: ['cue_id'] },
 
   // Columns
   'columns.not_found': {
