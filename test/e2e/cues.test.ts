@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { expectCueInvariants, listCues } from '../support/cues.js';
 import { expectProblem } from '../support/problem.js';
 
 let team: TestTeam;
@@ -28,12 +29,6 @@ async function bulk(rundownId: string, items: Record<string, unknown>[]) {
   return v1('POST', `/rundowns/${rundownId}/cues:bulk`, { token: editor, body: { items } });
 }
 
-async function list(rundownId: string): Promise<any[]> {
-  const res = await v1('GET', `/rundowns/${rundownId}/cues`, { token: viewer });
-  expect(res.status, res.text).toBe(200);
-  return res.body.data.items;
-}
-
 /** The display order by title, children as `group/child`. */
 async function titles(rundownId: string): Promise<string[]> {
   const items = await list(rundownId);
@@ -41,16 +36,8 @@ async function titles(rundownId: string): Promise<string[]> {
   return items.map((c) => (c.parent_id ? `${byId.get(c.parent_id)}/${c.title}` : c.title));
 }
 
-/** The rundown's cue_order agrees with the list: same ids, same parents, same order. */
-async function expectOrderAgrees(rundownId: string) {
-  const [rundown, items] = await Promise.all([v1('GET', `/rundowns/${rundownId}`, { token: viewer }), list(rundownId)]);
-  const flattened = (rundown.body.data.cue_order as { id: string; children?: { id: string }[] }[]).flatMap((n) => [
-    { id: n.id, parent_id: null as string | null },
-    ...(n.children ?? []).map((c) => ({ id: c.id, parent_id: n.id })),
-  ]);
-  expect(items.map((c) => ({ id: c.id, parent_id: c.parent_id }))).toEqual(flattened);
-  return { rundown: rundown.body.data, items };
-}
+const list = (rundownId: string) => listCues(viewer, rundownId);
+const expectOrderAgrees = (rundownId: string) => expectCueInvariants(viewer, rundownId);
 
 describe('create, read and list', () => {
   it('creates at the end by default and at every position form, listing a group then its children', async () => {
