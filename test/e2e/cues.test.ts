@@ -428,7 +428,7 @@ describe('cues:bulk', () => {
     expect(viaBulk.body.details).toEqual({ limit: 1000, received: 1002, unit: 'cues' });
     // Edits at the cap are fine, and a delete makes room for exactly one.
     expect((await bulk(id, [{ id: g.id, title: 'G2' }])).status).toBe(200);
-    expect((await v1('DELETE', `/rundowns/${id}/cues/${items[1].id}`, { token: owner })).status).toBe(204);
+    expect((await v1('DELETE', `/rundowns/${id}/cues/${items[1]!.id}`, { token: owner })).status).toBe(204);
     expect((await v1('POST', `/rundowns/${id}/cues`, { token: editor, body: {} })).status).toBe(201);
     expectProblem(await v1('POST', `/rundowns/${id}/cues`, { token: editor, body: {} }), 422, 'cues.too_many');
   });
