@@ -22,6 +22,14 @@ export interface WriteResult<T> {
  * Cue rules over storage: every write locks the rundown row first (so concurrent edits of one
  * rundown serialize), applies its operations to a draft of the whole cue set, checks the cap, and
  * writes rows, order and playable total together in that transaction.
+ *
+ * Decisions the specification leaves open:
+ * - The lock (`prevent_edits`) refuses every write to the cue itself: PATCH, a bulk item patching it
+ *   (the whole batch is refused) and DELETE, each with 423 `cues.prevent_edits` naming `cue_id`.
+ *   A reorder of the rundown is not an edit of the cue and may move it.
+ * - A reorder lists children after their group in body order; they need not be contiguous.
+ * - A concurrent write that lost the race sees the winner's state: a stale reorder gets
+ *   `cues.invalid_reorder` (missing/unknown ids), a patch of a deleted cue `cues.not_found`.
  */
 export class CuesService {
   constructor(

@@ -168,7 +168,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       role: 'EDIT',
       body: bulkCuesBody,
       bodyError: 'cues.invalid_payload',
-      errors: [...writeErrors, ...positionErrors, ...typeErrors, 'bulk.too_many_items', 'cues.too_many', 'cues.empty_patch'],
+      errors: [...writeErrors, ...positionErrors, ...typeErrors, 'bulk.too_many_items', 'cues.too_many'],
       response: cueItems,
       handler: async ({ params, body, caller }) => {
         const { items, side_effects } = await clients.cues.bulkCues(
