@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import {
   createConcurrently,
   KillOnSignal,
@@ -14,7 +15,7 @@ import {
   RestartProcess,
   type FlowController,
 } from 'concurrently';
-import { LauncherError, NODE_ARGS, REPO_ROOT, lastLines, log, run, shellQuote, sleep, warn } from './util.js';
+import { LauncherError, NODE_ARGS, REPO_ROOT, lastLines, log, run, shellQuote, sleep, warn, writeOut } from './util.js';
 
 export interface ProcessSpec {
   name: string;
@@ -77,6 +78,14 @@ function isSignal(name: string): name is NodeJS.Signals {
   return name in os.constants.signals;
 }
 
+/**
+ * Runs the services under concurrently (prefixed, coloured output; restarts with exponential
+ * back-off). It uses the core `createConcurrently` with an explicit list of concurrently's own
+ * controllers rather than the `concurrently()` wrapper, because the wrapper's KillOnSignal listens
+ * to the real process signals: services would die at the same moment the databases are stopped,
+ * and, as it counts only SIGINT as a clean stop, a SIGTERM to the launcher would have
+ * RestartProcess bring them back. Here the launcher raises the stop itself, at the right time.
+ */
 export function startServices(specs: readonly ProcessSpec[]): Supervisor {
   let stopping = false;
   const tails = new Map<string, string[]>();
@@ -142,7 +151,12 @@ export function startServices(specs: readonly ProcessSpec[]): Supervisor {
     })),
     {
       logger,
-      outputStream: process.stdout,
+      outputStream: new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          writeOut(chunk.toString());
+          done();
+        },
+      }),
       spawn: spawnInGroup,
       kill: killGroup,
       controllers: [

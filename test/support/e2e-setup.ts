@@ -102,7 +102,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGINT');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000).unref())]);
     if (child.exitCode === null) child.kill('SIGKILL');
     await database.drop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
