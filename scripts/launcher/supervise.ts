@@ -30,22 +30,27 @@ export function checkEntryPoints(entries: readonly string[]): void {
   if (missing.length > 0) throw new LauncherError(`missing service entry point(s): ${missing.join(', ')}`);
 }
 
-/** Runs `<entry> migrate` for each spec in order; the first failure stops everything, with its output. */
+/**
+ * Runs `<entry> migrate` for every spec at once (each service migrates its own schema, so they are
+ * independent); a failure stops everything, with its output.
+ */
 export async function runMigrations(specs: readonly ProcessSpec[], signal: AbortSignal): Promise<void> {
-  for (const spec of specs) {
-    const started = Date.now();
-    const result = await run(process.execPath, [...NODE_ARGS, spec.entry, 'migrate'], {
-      env: { ...process.env, ...spec.env },
-      signal,
-      timeoutMs: 300_000,
-    });
-    if (signal.aborted) throw new LauncherError('stopped during migrations');
-    if (result.code !== 0) {
-      const how = result.code === null ? `signal ${result.signal ?? '?'}` : `exit code ${result.code}`;
-      throw new LauncherError(`migrations of ${spec.name} failed (${how}); output:`, lastLines(result.output, 80));
-    }
-    log(`migrated ${spec.name} (${Date.now() - started} ms)`);
+  await Promise.all(specs.map((spec) => migrate(spec, signal)));
+}
+
+async function migrate(spec: ProcessSpec, signal: AbortSignal): Promise<void> {
+  const started = Date.now();
+  const result = await run(process.execPath, [...NODE_ARGS, spec.entry, 'migrate'], {
+    env: { ...process.env, ...spec.env },
+    signal,
+    timeoutMs: 300_000,
+  });
+  if (signal.aborted) throw new LauncherError('stopped during migrations');
+  if (result.code !== 0) {
+    const how = result.code === null ? `signal ${result.signal ?? '?'}` : `exit code ${result.code}`;
+    throw new LauncherError(`migrations of ${spec.name} failed (${how}); output:`, lastLines(result.output, 80));
   }
+  log(`migrated ${spec.name} (${Date.now() - started} ms)`);
 }
 
 // Shapes of the core API's options (not exported by name).
