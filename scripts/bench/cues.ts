@@ -4,8 +4,13 @@
 // - cues:reorder of 1,000 cues (a fresh permutation each time, some cues moved into groups)
 // Starts the whole system through the launcher (private database, free ports) unless given a
 // running one: --url <base_url, e.g. http://127.0.0.1:8080/v1> --admin-url <.../admin> --admin-secret <s>.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startSystem } from '../../test/support/system.js';
+import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
+import { freePorts, startSystem } from '../launcher/child.js';
+import { formatSummary, summarize } from './stats.js';
 
 const usage = `Usage: npm run bench:cues -- [--iterations 30] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
@@ -47,22 +52,14 @@ async function request(url: string, method: string, token: string, body?: unknow
   return JSON.parse(text) as Envelope;
 }
 
-/** Nearest-rank percentile of sorted samples. */
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
-/** Runs `work` warm-up + N times; only the timed part (what `work` measures) counts. */
+/** Runs `work` warm-up + N times; only the part `work` times counts. */
 async function measure(name: string, work: () => Promise<number>): Promise<void> {
   const samples: number[] = [];
   for (let i = 0; i < warmup + iterations; i++) {
     const ms = await work();
     if (i >= warmup) samples.push(ms);
   }
-  samples.sort((a, b) => a - b);
-  const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
-  const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;
-  process.stdout.write(
-    `${name.padEnd(34)} n=${samples.length}  p50 ${fmt(percentile(samples, 50))}  p99 ${fmt(percentile(samples, 99))}  mean ${fmt(mean)}\n`,
-  );
+  process.stdout.write(`${formatSummary(name, summarize(samples))}\n`);
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -119,10 +116,24 @@ if (values.url) {
   await run({ baseUrl: values.url, adminUrl: values['admin-url'], adminSecret: values['admin-secret'] });
 } else {
   process.stdout.write('starting the system through the launcher...\n');
-  const { system, stop } = await startSystem({ databasePrefix: 'rundown_bench', redisDb: Number(process.env.BENCH_REDIS_DB ?? 13) });
+  const infra = await startInfra();
+  const database = await createDatabase(infra.postgresServerUrl, 'rundown_bench');
+  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-'));
+  const system = await startSystem({
+    env: {
+      ...(await freePorts()),
+      DATABASE_URL: database.url,
+      REDIS_URL: await isolatedRedis(infra.redisUrl, Number(process.env.BENCH_REDIS_DB ?? 13)),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
+  });
   try {
-    await run(system);
+    await run({ baseUrl: system.ready.base_url, adminUrl: system.ready.admin_url, adminSecret: system.ready.admin_secret });
   } finally {
-    await stop();
+    await system.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await infra.stop();
   }
 }

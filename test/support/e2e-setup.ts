@@ -1,5 +1,21 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startSystem, type SystemUnderTest } from './system.js';
+import { freePorts, startSystem, type LauncherReady } from '../../scripts/launcher/child.js';
+import { createDatabase, isolatedRedis, startInfra } from './infra.js';
+
+export interface SystemUnderTest {
+  baseUrl: string;
+  publicUrl: string;
+  adminUrl: string;
+  adminSecret: string;
+  redisUrl: string;
+  databaseUrl: string;
+  startupMs: number;
+  /** Everything the launcher's LAUNCHER_READY line said (ports, urls, secrets). */
+  launcher: LauncherReady;
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -7,14 +23,41 @@ declare module 'vitest' {
   }
 }
 
-/** End-to-end tier: one whole system for the run (see startSystem), stopped at the end. */
+/**
+ * End-to-end tier: the whole system, started through the same launcher as `npm start`, on
+ * free ports with a database and Redis db of its own; stopped (Ctrl-C equivalent) at the end.
+ */
 export default async function setup(project: TestProject) {
-  const { system, stop } = await startSystem({
-    databasePrefix: 'rundown_e2e',
-    redisDb: Number(process.env.E2E_REDIS_DB ?? 15),
-    logLevel: process.env.E2E_LOG_LEVEL ?? 'warn',
+  const infra = await startInfra();
+  const database = await createDatabase(infra.postgresServerUrl, 'rundown_e2e');
+  // Separate checkouts running tests at once pick different dbs (E2E_REDIS_DB).
+  const redisUrl = await isolatedRedis(infra.redisUrl, Number(process.env.E2E_REDIS_DB ?? 15));
+  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-e2e-'));
+  const system = await startSystem({
+    env: {
+      ...(await freePorts()),
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+    },
     verbose: Boolean(process.env.E2E_VERBOSE),
   });
-  project.provide('system', system);
-  return stop;
+  const { ready } = system;
+  project.provide('system', {
+    baseUrl: ready.base_url,
+    publicUrl: ready.public_url,
+    adminUrl: ready.admin_url,
+    adminSecret: ready.admin_secret,
+    redisUrl,
+    databaseUrl: database.url,
+    startupMs: system.startupMs,
+    launcher: ready,
+  });
+  return async () => {
+    await system.stop();
+    await database.drop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    await infra.stop();
+  };
 }
