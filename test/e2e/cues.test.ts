@@ -92,6 +92,13 @@ describe('create, read and list', () => {
     expect(rundown.cue_order.find((n: { id: string }) => n.id === groupAfterGroup.id).children).toBeUndefined();
   });
 
+  it('creates a default cue from a bodyless POST', async () => {
+    const id = await newRundown();
+    const res = await v1('POST', `/rundowns/${id}/cues`, { token: editor });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ type: 'cue', title: '', duration_ms: 0, parent_id: null });
+  });
+
   it('reads one cue, lists every cue with next_cursor null, and side-loads cues on the rundown', async () => {
     const id = await newRundown();
     const a = await createCue(id, { title: 'A', duration_ms: 1000 });

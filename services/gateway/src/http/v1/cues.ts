@@ -98,6 +98,8 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       auth: 'bearer',
       role: 'EDIT',
       body: cueBody,
+      // Every field has a default, so a bodyless POST creates an empty cue at the end.
+      bodyOptional: true,
       bodyError: 'cues.invalid_payload',
       successStatus: 201,
       errors: ['rundowns.not_found', 'cues.too_many', ...positionErrors],

@@ -54,4 +54,5 @@ export const bulkItems = <T extends z.ZodType>(item: T, resource: string) =>
       });
     }
     return value;
-  }, z.array(item));
+    // The max never fires (the check above runs first); it documents the cap in the OpenAPI document.
+  }, z.array(item).max(limits.bulkItems));
