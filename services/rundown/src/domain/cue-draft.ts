@@ -72,7 +72,8 @@ export class CueDraft {
   ) {
     this.tree = CueTree.from(order);
     for (const row of rows) this.cues.set(row.id, row);
-    this.originalOrder = JSON.stringify(order);
+    // Compared in the stored form, so a tree read back from jsonb compares equal to itself.
+    this.originalOrder = JSON.stringify(this.tree.toNodes());
     this.originalPlayableMs = this.playableMs();
   }
 
