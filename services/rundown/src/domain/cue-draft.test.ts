@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, limits } from '@rundown/shared';
+import { limits } from '@rundown/shared';
 import { CueDraft, type CueRow } from './cue-draft.js';
 
 const row = (id: string, fields: Partial<CueRow> = {}): CueRow => ({
@@ -27,24 +27,17 @@ const sut = () =>
     [row('a'), row('g', { type: 'group' }), row('c'), row('e', { type: 'group' }), row('locked', { prevent_edits: true })],
   );
 
-function appError(work: () => unknown): AppError {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
+/** Matches a thrown catalogue error by code and, when given, its details. */
+const fault = (code: string, details?: unknown) => expect.objectContaining({ code, ...(details ? { details } : {}) });
 
 describe('CueDraft', () => {
   it('refuses converting a cue inside a group into a group, and a group with children into anything', () => {
     const draft = sut();
-    expect(appError(() => draft.patch({ id: 'c', type: 'group' })).details).toEqual({ cue_id: 'c', from_type: 'cue', to_type: 'group' });
-    const notEmpty = appError(() => draft.patch({ id: 'g', type: 'cue' }));
-    expect(notEmpty.code).toBe('cues.group_not_empty');
-    expect(notEmpty.details).toEqual({ cue_id: 'g', children_ids: ['c'] });
-    expect(appError(() => draft.delete('g')).code).toBe('cues.group_not_empty');
+    expect(() => draft.patch({ id: 'c', type: 'group' })).toThrow(
+      fault('cues.invalid_type_conversion', { cue_id: 'c', from_type: 'cue', to_type: 'group' }),
+    );
+    expect(() => draft.patch({ id: 'g', type: 'cue' })).toThrow(fault('cues.group_not_empty', { cue_id: 'g', children_ids: ['c'] }));
+    expect(() => draft.delete('g')).toThrow(fault('cues.group_not_empty'));
     draft.patch({ id: 'e', type: 'heading' });
     draft.patch({ id: 'c', type: 'group', position: { kind: 'end', group: null } });
     expect(draft.records().map((r) => [r.id, r.type, r.parent_id])).toEqual([
@@ -59,20 +52,18 @@ describe('CueDraft', () => {
   it('holds the lock for patches and deletes, and names missing cues', () => {
     const draft = sut();
     for (const work of [() => draft.patch({ id: 'locked', title: 'x' }), () => draft.delete('locked')]) {
-      const error = appError(work);
-      expect(error.code).toBe('cues.prevent_edits');
-      expect(error.details).toEqual({ cue_id: 'locked' });
+      expect(work).toThrow(fault('cues.prevent_edits', { cue_id: 'locked' }));
     }
-    expect(appError(() => draft.patch({ id: 'nope', title: 'x' })).details).toEqual({ rundown_id: 'rd_1', cue_id: 'nope' });
+    expect(() => draft.patch({ id: 'nope', title: 'x' })).toThrow(fault('cues.not_found', { rundown_id: 'rd_1', cue_id: 'nope' }));
   });
 
   it('needs a start_time for a scheduled cue, on the state the write leaves', () => {
     const draft = sut();
-    const error = appError(() => draft.apply([{ create: {} }, { patch: { id: 'a', scheduled: true } }]));
-    expect(error.code).toBe('cues.invalid_payload');
-    expect(error.details).toEqual({ issues: [{ path: ['items', 1, 'scheduled'], message: expect.any(String), code: 'custom' }] });
+    expect(() => draft.apply([{ create: {} }, { patch: { id: 'a', scheduled: true } }])).toThrow(
+      fault('cues.invalid_payload', { issues: [{ path: ['items', 1, 'scheduled'], message: expect.any(String), code: 'custom' }] }),
+    );
     draft.patch({ id: 'a', scheduled: true, start_time: 5 });
-    expect(appError(() => draft.patch({ id: 'a', start_time: null })).code).toBe('cues.invalid_payload');
+    expect(() => draft.patch({ id: 'a', start_time: null })).toThrow(fault('cues.invalid_payload'));
   });
 
   it('tracks what to write and what changed on the rundown', () => {
@@ -93,6 +84,8 @@ describe('CueDraft', () => {
     const draft = new CueDraft('rd_1', [{ id: 'g', children: rows.map((r) => ({ id: r.id })) }], [row('g', { type: 'group' }), ...rows]);
     draft.checkCap();
     draft.create({ position: { kind: 'end', group: 'g' } });
-    expect(appError(() => draft.checkCap()).details).toEqual({ limit: limits.cuesPerRundown, received: limits.cuesPerRundown + 1, unit: 'cues' });
+    expect(() => draft.checkCap()).toThrow(
+      fault('cues.too_many', { limit: limits.cuesPerRundown, received: limits.cuesPerRundown + 1, unit: 'cues' }),
+    );
   });
 });

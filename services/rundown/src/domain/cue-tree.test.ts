@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@rundown/shared';
 import { CueTree, playableDurationMs, playableIds, skippedBy, type CueType, type TimingFacts } from './cue-tree.js';
 
 const types = new Map<string, CueType>([
@@ -16,15 +15,8 @@ const sample = () =>
   CueTree.from([{ id: 'a' }, { id: 'g', children: [{ id: 'c1' }, { id: 'c2' }] }, { id: 'b' }, { id: 'h' }]);
 const order = (tree: CueTree) => tree.displayOrder().map((r) => (r.parent_id ? `${r.parent_id}/${r.id}` : r.id));
 
-function appError(work: () => unknown): AppError {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
+/** Matches a thrown catalogue error by code and, when given, its details. */
+const fault = (code: string, details?: unknown) => expect.objectContaining({ code, ...(details ? { details } : {}) });
 
 describe('CueTree', () => {
   it('lists a group then its children, and stores children only on non-empty groups', () => {
@@ -65,12 +57,12 @@ describe('CueTree', () => {
 
   it('refuses a group inside a group, a target group that is not one, and a cue relative to itself', () => {
     const tree = sample();
-    expect(appError(() => tree.place('n', 'group', { kind: 'after', cueId: 'c1' }, typeOf)).code).toBe('cues.invalid_position');
-    expect(appError(() => tree.place('n', 'group', { kind: 'end', group: 'g' }, typeOf)).code).toBe('cues.invalid_position');
-    expect(appError(() => tree.place('n', 'cue', { kind: 'end', group: 'h' }, typeOf)).code).toBe('cues.invalid_position');
-    expect(appError(() => tree.place('a', 'cue', { kind: 'after', cueId: 'a' }, typeOf)).code).toBe('cues.invalid_position');
+    expect(() => tree.place('n', 'group', { kind: 'after', cueId: 'c1' }, typeOf)).toThrow(fault('cues.invalid_position'));
+    expect(() => tree.place('n', 'group', { kind: 'end', group: 'g' }, typeOf)).toThrow(fault('cues.invalid_position'));
+    expect(() => tree.place('n', 'cue', { kind: 'end', group: 'h' }, typeOf)).toThrow(fault('cues.invalid_position'));
+    expect(() => tree.place('a', 'cue', { kind: 'after', cueId: 'a' }, typeOf)).toThrow(fault('cues.invalid_position'));
     // A group placed beside its own child would land inside itself, whatever its new type.
-    expect(appError(() => tree.place('g', 'cue', { kind: 'after', cueId: 'c1' }, typeOf)).code).toBe('cues.invalid_position');
+    expect(() => tree.place('g', 'cue', { kind: 'after', cueId: 'c1' }, typeOf)).toThrow(fault('cues.invalid_position'));
     expect(order(tree)).toEqual(['a', 'g', 'g/c1', 'g/c2', 'b', 'h']);
   });
 
@@ -81,9 +73,7 @@ describe('CueTree', () => {
       { kind: 'after', cueId: 'zz' },
       { kind: 'start', group: 'zz' },
     ] as const) {
-      const error = appError(() => tree.place('n', 'cue', position, typeOf));
-      expect(error.code).toBe('cues.position_target_not_found');
-      expect(error.details).toEqual({ cue_id: 'zz' });
+      expect(() => tree.place('n', 'cue', position, typeOf)).toThrow(fault('cues.position_target_not_found', { cue_id: 'zz' }));
     }
   });
 });
@@ -105,7 +95,7 @@ describe('CueTree.fromReorder', () => {
   });
 
   it('reports every kind of fault at once', () => {
-    const error = appError(() =>
+    expect(() =>
       CueTree.fromReorder(
         [
           { id: 'a', parent_id: null },
@@ -118,18 +108,18 @@ describe('CueTree.fromReorder', () => {
         ],
         new Map([...types, ['g2', 'group']]),
       ),
+    ).toThrow(
+      fault('cues.invalid_reorder', {
+        duplicates: ['a'],
+        unknown_ids: ['x'],
+        missing_ids: ['b', 'g2'],
+        invalid_parents: [
+          { id: 'c1', parent_id: 'b' },
+          { id: 'c2', parent_id: 'nope' },
+        ],
+      }),
     );
-    expect(error.code).toBe('cues.invalid_reorder');
-    expect(error.details).toEqual({
-      duplicates: ['a'],
-      unknown_ids: ['x'],
-      missing_ids: ['b', 'g2'],
-      invalid_parents: [
-        { id: 'c1', parent_id: 'b' },
-        { id: 'c2', parent_id: 'nope' },
-      ],
-    });
-    const nested = appError(() =>
+    expect(() =>
       CueTree.fromReorder(
         [
           { id: 'g2', parent_id: null },
@@ -140,8 +130,7 @@ describe('CueTree.fromReorder', () => {
           ['g2', 'group'],
         ]),
       ),
-    );
-    expect(nested.details).toEqual({ nested_groups: ['g'] });
+    ).toThrow(fault('cues.invalid_reorder', { nested_groups: ['g'] }));
   });
 });
 
