@@ -17,6 +17,7 @@ const usage = `Usage: npm run admin -- <command> [arguments] [options]
   tokens revoke <token_id>
   tokens rotate <team_id>          every token of the team issued before now is rejected
   v0-token <team_id>               issue the team's v0 token (the previous one stops working)
+  cues lock|unlock <rundown_id> <cue_id>   set or clear the cue's prevent_edits (the v1 API cannot)
 
 Environment: ADMIN_URL (default http://127.0.0.1:8081/admin), ADMIN_SECRET (default: from DATA_DIR/secrets.json).
 Prints the answer's data as JSON; on an error prints the problem document and exits 1.`;
@@ -83,7 +84,7 @@ async function send(method: string, path: string, body?: unknown): Promise<void>
   process.stdout.write(`${JSON.stringify(parsed?.data ?? { status: res.status }, null, 2)}\n`);
 }
 
-const [group, action, arg] = positionals;
+const [group, action, arg, second] = positionals;
 if (values.help || !group) fail('');
 const need = (value: string | undefined, what: string): string => value ?? fail(`missing ${what}`);
 
@@ -123,6 +124,10 @@ switch (`${group} ${group === 'v0-token' ? '' : (action ?? '')}`.trim()) {
     break;
   case 'tokens rotate':
     await send('POST', `/teams/${need(arg, '<team_id>')}/tokens:rotate`);
+    break;
+  case 'cues lock':
+  case 'cues unlock':
+    await send('PATCH', `/rundowns/${need(arg, '<rundown_id>')}/cues/${need(second, '<cue_id>')}`, { prevent_edits: action === 'lock' });
     break;
   case 'v0-token':
     await send('POST', `/teams/${need(action, '<team_id>')}/v0-token`);

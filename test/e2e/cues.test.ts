@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { adminCli } from '../support/cli.js';
 import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
 import { expectCueInvariants, listCues } from '../support/cues.js';
 import { expectProblem } from '../support/problem.js';
@@ -371,6 +372,15 @@ describe('prevent_edits', () => {
     await admin('PATCH', `/rundowns/${id}/cues/${a.id}`, { prevent_edits: false });
     const after = await v1('PATCH', `/rundowns/${id}/cues/${a.id}`, { token: owner, body: { title: 'changed' } });
     expect(after.body.data).toMatchObject({ title: 'changed', prevent_edits: false });
+  });
+
+  it('is toggled from the terminal with npm run admin -- cues lock|unlock', async () => {
+    const id = await newRundown();
+    const a = await createCue(id, { title: 'A' });
+    expect(JSON.parse((await adminCli('cues', 'lock', id, a.id)).stdout)).toMatchObject({ id: a.id, prevent_edits: true });
+    expectProblem(await v1('PATCH', `/rundowns/${id}/cues/${a.id}`, { token: owner, body: { title: 'x' } }), 423, 'cues.prevent_edits');
+    expect(JSON.parse((await adminCli('cues', 'unlock', id, a.id)).stdout)).toMatchObject({ prevent_edits: false });
+    await expect(adminCli('cues', 'lock', id, 'cue_missing')).rejects.toMatchObject({ code: 1 });
   });
 });
 
