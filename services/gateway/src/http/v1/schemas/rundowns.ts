@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
 import { epochMs, single, timezone } from './common.js';
-import { cueRecord, newCue } from './cues.js';
+import { newCue } from './cues.js';
 
 export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
 
@@ -80,5 +80,3 @@ export const rundownRecord = z.object({
 export const rundownReadQuery = z.strictObject({
   include: single(z.enum(['cues'], { error: 'include takes "cues"' })).optional(),
 });
-
-export const rundownIncluded = z.object({ cues: z.array(cueRecord) });
