@@ -15,6 +15,11 @@ export interface SystemUnderTest {
   redisUrl: string;
   databaseUrl: string;
   startupMs: number;
+  /**
+   * What another gateway process needs to join this system (every `<SERVICE>_ADDR`, REDIS_URL,
+   * ADMIN_SECRET, TOKEN_ENVIRONMENT): tests start extra gateways (shared budgets, a Redis cut).
+   */
+  gatewayEnv: Record<string, string>;
 }
 
 declare module 'vitest' {
@@ -87,14 +92,23 @@ export default async function setup(project: TestProject) {
   });
   child.removeAllListeners('exit');
   const publicUrl = `http://127.0.0.1:${http}`;
+  const adminSecret = String(ready.admin_secret ?? ready.adminSecret ?? ready.ADMIN_SECRET);
+  const grpcPorts = (ready.grpc_ports ?? { auth, rundown, gateway: gw }) as Record<string, number>;
+  const gatewayEnv: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(grpcPorts).map(([name, port]) => [`${name.toUpperCase()}_ADDR`, `127.0.0.1:${port}`])),
+    REDIS_URL: String(ready.redis_url ?? redisUrl),
+    ADMIN_SECRET: adminSecret,
+    TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',
+  };
   project.provide('system', {
     baseUrl: `${publicUrl}/v1`,
     publicUrl,
     adminUrl: `http://127.0.0.1:${admin}/admin`,
-    adminSecret: String(ready.adminSecret ?? ready.ADMIN_SECRET),
+    adminSecret,
     redisUrl,
     databaseUrl: database.url,
     startupMs: Date.now() - started,
+    gatewayEnv,
   });
   return async () => {
     const exited = new Promise((r) => child.once('exit', r));

@@ -5,6 +5,8 @@ import { createLogger, runService, startGrpcServer } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createClients } from './edge/clients.js';
+import { IdempotencyStore } from './edge/idempotency.js';
+import { RateLimiter } from './edge/rate-limiter.js';
 import { createAdminApp } from './http/admin/server.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
@@ -51,7 +53,17 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
-    const publicApp = createPublicApp({ routes: v1Routes(clients, urls), authenticator, urls, logger, ready: () => ready });
+    const publicApp = createPublicApp({
+      routes: v1Routes(clients, urls),
+      authenticator,
+      urls,
+      logger,
+      rateLimiter: new RateLimiter(redis, logger),
+      anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
+      idempotencyStore: new IdempotencyStore(redis),
+      ready: () => ready,
+      ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),
+    });
     const adminApp = createAdminApp({ routes: adminRoutes(clients), secret: config.ADMIN_SECRET, urls, logger });
     const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);
     const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
