@@ -40,6 +40,12 @@ export async function main(): Promise<void> {
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
     const authenticator = new Authenticator(clients, redis, config.TOKEN_ENVIRONMENT, logger);
     let ready = false;
+    // Ready once Redis has answered at least once too: before that every token would be refused
+    // (fail closed). A later outage does not flip readiness; requests then get the 401 that says so.
+    let redisSeen = redis.status === 'ready';
+    redis.once('ready', () => {
+      redisSeen = true;
+    });
     // The auth service may still be starting: keep trying for the keys in the background.
     const loadKeys = async () => {
       for (let attempt = 0; !ready; attempt++) {
@@ -61,7 +67,7 @@ export async function main(): Promise<void> {
       rateLimiter: new RateLimiter(redis, logger),
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
       idempotencyStore: new IdempotencyStore(redis),
-      ready: () => ready,
+      ready: () => ready && redisSeen,
       ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),
     });
     const adminApp = createAdminApp({ routes: adminRoutes(clients), secret: config.ADMIN_SECRET, urls, logger });
