@@ -36,7 +36,13 @@ export async function main(): Promise<void> {
     const urls = publicUrls(config);
     const clients = createClients(config);
     // Fail fast rather than queue: a request must not wait on a Redis that is not there.
-    const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1_000 });
+    const redis = new Redis(config.REDIS_URL, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 1_000,
+      // Commands of concurrent requests issued in the same tick share one write: fewer syscalls under load.
+      enableAutoPipelining: true,
+    });
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
     const authenticator = new Authenticator(clients, redis, config.TOKEN_ENVIRONMENT, logger);
     let ready = false;
