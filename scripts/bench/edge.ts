@@ -105,14 +105,14 @@ async function startSystem(): Promise<System> {
   };
 }
 
-async function adminCall(system: System, method: string, path: string, body: unknown): Promise<Record<string, any>> {
+async function adminCall(system: System, method: string, path: string, body: unknown): Promise<{ data: Record<string, unknown> }> {
   const res = await fetch(`${system.adminUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${system.adminSecret}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, any>;
+  return (await res.json()) as { data: Record<string, unknown> };
 }
 
 interface Result {
@@ -174,7 +174,7 @@ const system: System = started ?? {
 try {
   // A paid team whose budget the bench cannot exhaust: the limiter runs on every request but never refuses.
   const team = await adminCall(system, 'POST', '/teams', { name: 'bench', plan: 'paid', rate_limit_per_minute: 1_000_000 });
-  const minted = await adminCall(system, 'POST', `/teams/${team.data.id}/tokens`, { role: 'VIEW', ttl_seconds: 3600 });
+  const minted = await adminCall(system, 'POST', `/teams/${String(team.data.id)}/tokens`, { role: 'VIEW', ttl_seconds: 3600 });
   const auth = { authorization: `Bearer ${minted.data.token as string}` };
   const staticUrl = new URL(`${system.publicUrl}/healthz`);
   const authUrl = new URL(`${system.publicUrl}/v1/auth`);

@@ -132,4 +132,18 @@ describe('Authenticator', () => {
     expect(await codeOf(sut(() => ({ keys: [a.jwk] }), fakeRedis({ fail: true })).auth.authenticate(token))).toBe('auth.revocation_check_unavailable');
     expect(await codeOf(sut(() => ({ keys: [a.jwk] }), fakeRedis({ ready: false })).auth.authenticate(token))).toBe('auth.revocation_check_unavailable');
   });
+
+  it('checks a signature once per token, but expiry and revocation on every request', async () => {
+    const a = await signingKey('k1');
+    const state: { revoked?: boolean } = {};
+    const { auth } = sut(() => ({ keys: [a.jwk] }), fakeRedis(state));
+    const token = await a.sign({ exp: Math.floor(Date.now() / 1000) + 2 });
+    expect(await codeOf(auth.authenticate(token))).toBe('accepted');
+    state.revoked = true;
+    expect(await codeOf(auth.authenticate(token))).toBe('auth.token_revoked');
+    state.revoked = false;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 3_000);
+    expect(await codeOf(auth.authenticate(token))).toBe('auth.token_expired');
+  });
 });
