@@ -8,14 +8,19 @@ import { expectProblem } from '../support/problems.js';
 let team: TestTeam;
 let owner: string;
 let redis: Redis;
+let replica: ExtraGateway;
 
 beforeAll(async () => {
   team = await createTeam();
   owner = await team.token('OWNER');
   redis = new Redis(system().redisUrl);
+  replica = await startGateway();
 });
 
-afterAll(() => redis?.disconnect());
+afterAll(async () => {
+  redis?.disconnect();
+  await replica?.stop();
+});
 
 const key = () => `key-${randomUUID()}`;
 const post = (body: unknown, k: string, token = owner) => v1('POST', '/rundowns', { token, body, headers: { 'idempotency-key': k } });
@@ -67,16 +72,20 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect((await v1('GET', `/rundowns/${id}`, { token: owner })).status).toBe(200);
   });
 
-  it('lets 20 concurrent identical POSTs with one key create exactly one resource', async () => {
+  it('lets 20 concurrent identical POSTs with one key, spread over two gateway replicas, create exactly one resource', async () => {
     const k = key();
     const title = `Idem race ${randomUUID()}`;
-    const answers = await Promise.all(Array.from({ length: 20 }, () => post({ title }, k)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 ? call(`${replica.baseUrl}/rundowns`, 'POST', { token: owner, body: { title }, headers: { 'idempotency-key': k } }) : post({ title }, k),
+      ),
+    );
     const created = answers.filter((r) => r.status === 201);
     const busy = answers.filter((r) => r.status === 409);
     expect(created.length + busy.length).toBe(20);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
-    for (const res of busy) expectProblem(res, 409, 'idempotency.in_flight');
+    for (const res of busy) expectProblem(res, 409, 'idempotency.in_flight', new URL(res.body.type).origin);
     // The original answer is what a retry with the same key gets.
     const retry = await post({ title }, k);
     expect(retry.status).toBe(201);
