@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCli } from '../support/cli.js';
 import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
 import { expectCueInvariants, listCues } from '../support/cues.js';
-import { expectProblem } from '../support/problem.js';
+import { expectProblem } from '../support/problems.js';
 
 let team: TestTeam;
 let owner: string;

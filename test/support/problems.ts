@@ -12,6 +12,8 @@ export function expectProblem(res: ApiResponse, status: number, code: string, pu
   expect(res.body.documentation_url).toBe(res.body.type);
   expect(res.body.spec_url).toBe(`${publicUrl}/v1/openapi.json`);
   expect(typeof res.body.detail).toBe('string');
+  expect(typeof res.body.title).toBe('string');
+  expect(typeof res.body.server_time).toBe('number');
   expectRateLimitHeaders(res);
 }
 
