@@ -5,6 +5,20 @@ import { RundownsRepository } from './repositories/rundowns.js';
 import { CursorCodec } from './domain/cursor.js';
 import { RundownsService } from './domain/rundowns.js';
 import { rundownHandlers } from './grpc/handlers.js';
+import { RundownAccess } from './domain/access.js';
+import { noCellsYet } from './domain/cells-port.js';
+import { ColumnsService } from './domain/columns.js';
+import { MentionsService } from './domain/mentions.js';
+import { OutputMessageService } from './domain/output-message.js';
+import { TextVariablesService } from './domain/text-variables.js';
+import { ColumnsRepository } from './repositories/columns.js';
+import { MentionsRepository } from './repositories/mentions.js';
+import { OutputMessagesRepository } from './repositories/output-messages.js';
+import { TextVariablesRepository } from './repositories/text-variables.js';
+import { columnHandlers } from './grpc/columns.js';
+import { mentionHandlers } from './grpc/mentions.js';
+import { outputMessageHandlers } from './grpc/output-message.js';
+import { textVariableHandlers } from './grpc/text-variables.js';
 
 const logger = createLogger('rundown');
 
@@ -20,8 +34,16 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
-    const rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec(config.CURSOR_SECRET));
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [rundownHandlers(rundowns)], logger });
+    const rundownsRepo = new RundownsRepository(db);
+    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET));
+    const access = new RundownAccess(rundownsRepo);
+    const content = [
+      columnHandlers(new ColumnsService(access, new ColumnsRepository(), noCellsYet)),
+      mentionHandlers(new MentionsService(access, new MentionsRepository())),
+      textVariableHandlers(new TextVariablesService(access, new TextVariablesRepository())),
+      outputMessageHandlers(new OutputMessageService(access, new OutputMessagesRepository())),
+    ];
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [rundownHandlers(rundowns), ...content], logger });
     logger.info({ port: grpc.port }, 'rundown service ready');
     return async () => {
       await grpc.shutdown();
