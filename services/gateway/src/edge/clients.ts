@@ -1,11 +1,19 @@
 import { createClient, type PromiseClient } from '@rundown/shared';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { ColumnServiceService } from '@rundown/shared/proto/rundown/rundown/v1/columns';
+import { MentionServiceService } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
+import { OutputMessageServiceService } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { TextVariableServiceService } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { GatewayConfig } from '../config.js';
 
 export interface Clients {
   auth: PromiseClient<typeof AuthServiceService>;
   rundown: PromiseClient<typeof RundownServiceService>;
+  columns: PromiseClient<typeof ColumnServiceService>;
+  mentions: PromiseClient<typeof MentionServiceService>;
+  textVariables: PromiseClient<typeof TextVariableServiceService>;
+  outputMessage: PromiseClient<typeof OutputMessageServiceService>;
 }
 
 export function createClients(config: GatewayConfig): Clients {
@@ -13,6 +21,11 @@ export function createClients(config: GatewayConfig): Clients {
   return {
     auth: createClient(AuthServiceService, config.AUTH_ADDR, options),
     rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, options),
+    // Served by the rundown service too (its bounded context owns a rundown's content).
+    columns: createClient(ColumnServiceService, config.RUNDOWN_ADDR, options),
+    mentions: createClient(MentionServiceService, config.RUNDOWN_ADDR, options),
+    textVariables: createClient(TextVariableServiceService, config.RUNDOWN_ADDR, options),
+    outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, options),
   };
 }
 

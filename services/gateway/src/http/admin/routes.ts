@@ -3,6 +3,8 @@ import { limits, roles, type RoleName } from '@rundown/shared';
 import { Plan, Role, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { columnJson, orderChanged } from '../v1/columns.js';
+import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 
 const planToProto = { free: Plan.PLAN_FREE, paid: Plan.PLAN_PAID } as const;
 const roleToProto: Record<RoleName, Role> = {
@@ -179,6 +181,26 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       handler: async ({ params, caller }) => {
         const { token } = await clients.auth.issueV0Token({ team_id: params.team_id! }, caller);
         return { status: 201, data: { token } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/rundowns/{id}/columns',
+      summary: 'Create a column of any type, private or public, in any team’s rundown (appended)',
+      tag: 'Admin',
+      auth: 'bearer',
+      body: adminCreateColumnBody,
+      bodyError: 'columns.invalid_payload',
+      successStatus: 201,
+      errors: ['rundowns.not_found', 'columns.too_many'],
+      response: adminColumnRecord,
+      handler: async ({ params, body, caller }) => {
+        const written = await clients.columns.adminCreateColumn({ rundown_id: params.id!, ...body }, caller);
+        return {
+          status: 201,
+          data: { ...columnJson(written.column!), private: written.column!.private },
+          sideEffects: orderChanged(params.id!, written),
+        };
       },
     }),
   ];
