@@ -1,4 +1,4 @@
-import { AppError, limits, newId, type ErrorDetails } from '@rundown/shared';
+import { AppError, limits, newId } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import type { ColumnsRepository, Db } from '../repositories/columns.js';
 import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
@@ -125,21 +125,21 @@ export class ColumnsService {
     return layout.byId.get(columnId)!;
   }
 
-  private checkPosition(layout: Layout, position: ColumnPosition): ColumnPosition {
-    const given: ErrorDetails = Object.fromEntries(Object.entries(position).filter(([, v]) => v !== undefined));
-    if (Object.keys(given).length > 1) {
+  /** The position with its target checked (only a public column can be a neighbour). */
+  private checkPosition(layout: Layout, { before_column_id, after_column_id }: ColumnPosition): ColumnPosition {
+    if (before_column_id !== undefined && after_column_id !== undefined) {
       throw AppError.validation('columns.invalid_payload', [
-        { path: [], message: 'Give at most one of before_column_id and after_column_id.', code: 'custom' },
+        { path: ['after_column_id'], message: 'Give at most one of before_column_id and after_column_id.', code: 'custom' },
       ]);
     }
-    const [field, target] = Object.entries(given)[0] ?? [];
-    if (typeof target === 'string' && !isPublic(layout, target)) {
+    const [field, target] = before_column_id !== undefined ? ['before_column_id', before_column_id] : ['after_column_id', after_column_id];
+    if (target !== undefined && !isPublic(layout, target)) {
       throw new AppError('columns.invalid_position', {
         detail: `No public column "${target}" in the rundown to place the column next to.`,
-        details: { [field!]: target },
+        details: { [field]: target },
       });
     }
-    return position;
+    return { before_column_id, after_column_id };
   }
 
   private async checkName(tx: EntityManager, rundownId: string, name: string, exceptId?: string): Promise<void> {
