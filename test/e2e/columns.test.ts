@@ -266,4 +266,15 @@ describe('access', () => {
     );
     expectProblem(await v1('GET', `/rundowns/${rundown.id}/columns`, { query: { token: viewer } }), 401, 'auth.query_token_not_allowed');
   });
+
+  it('lets a rundown-scoped token reach only its own rundown’s content', async () => {
+    const [mine, theirs] = await Promise.all([newRundown(['A']), newRundown(['A'])]);
+    const scoped = await team.token('EDIT', { rundown_id: mine.id });
+    expect((await v1('POST', `/rundowns/${mine.id}/columns`, { token: scoped, body: { name: 'B' } })).status).toBe(201);
+    expect((await v1('POST', `/rundowns/${mine.id}/mentions`, { token: scoped, body: { name: 'M' } })).status).toBe(201);
+    expectProblem(await v1('POST', `/rundowns/${theirs.id}/columns`, { token: scoped, body: { name: 'B' } }), 404, 'rundowns.not_found');
+    expectProblem(await v1('GET', `/rundowns/${theirs.id}/mentions`, { token: scoped }), 404, 'rundowns.not_found');
+    expectProblem(await v1('GET', `/rundowns/${theirs.id}/text-variables`, { token: scoped }), 404, 'rundowns.not_found');
+    expectProblem(await v1('GET', `/rundowns/${theirs.id}/output-message`, { token: scoped }), 404, 'rundowns.not_found');
+  });
 });
