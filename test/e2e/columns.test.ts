@@ -57,6 +57,7 @@ describe('creating and positioning columns', () => {
     ids.C = column.id;
     expect(column).toEqual({ id: expect.any(String), name: 'C', type: 'text', created_at: expect.any(String), updated_at: expect.any(String) });
     expect(res.headers.get('location')).toBe(`${system().baseUrl}/rundowns/${rundown.id}/columns/${column.id}`);
+    expect((await v1('GET', `/rundowns/${rundown.id}/columns/${column.id}`, { token: editor })).body.data).toEqual(column);
     expect(res.body.meta.side_effects).toEqual([{ type: 'rundown.changed', rundown_id: rundown.id, column_order: [ids.A, ids.B, ids.C] }]);
     expect(await names(rundown.id)).toEqual(['A', 'B', 'C']);
   });
@@ -130,6 +131,9 @@ describe('creating and positioning columns', () => {
   it('treats a missing or private column as columns.not_found with rundown_id and column_id', async () => {
     const hidden = await adminColumn(rundown.id, { name: 'hidden 2', private: true });
     for (const columnId of ['col_missing', hidden, '%20bad']) {
+      const get = await v1('GET', `/rundowns/${rundown.id}/columns/${columnId}`, { token: editor });
+      expectProblem(get, 404, 'columns.not_found');
+      expect(get.body.details).toEqual({ rundown_id: rundown.id, column_id: decodeURIComponent(columnId) });
       const patch = await v1('PATCH', `/rundowns/${rundown.id}/columns/${columnId}`, { token: editor, body: { name: 'y' } });
       expectProblem(patch, 404, 'columns.not_found');
       expect(patch.body.details).toEqual({ rundown_id: rundown.id, column_id: decodeURIComponent(columnId) });

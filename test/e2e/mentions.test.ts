@@ -47,6 +47,7 @@ describe('mentions', () => {
       updated_at: expect.any(String),
     });
     expect(res.headers.get('location')).toBe(`${system().baseUrl}/rundowns/${rundown}/mentions/${anna.id}`);
+    expect((await v1('GET', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor })).body.data).toEqual(anna);
     const ben = await v1('POST', `/rundowns/${rundown}/mentions`, {
       token: editor,
       body: { name: 'Ben', color: '#f00', description: 'Host' },
@@ -105,6 +106,9 @@ describe('mentions', () => {
   });
 
   it('answers mentions.not_found with rundown_id and mention_id', async () => {
+    const get = await v1('GET', `/rundowns/${rundown}/mentions/mnt_missing`, { token: editor });
+    expectProblem(get, 404, 'mentions.not_found');
+    expect(get.body.details).toEqual({ rundown_id: rundown, mention_id: 'mnt_missing' });
     const patch = await v1('PATCH', `/rundowns/${rundown}/mentions/mnt_missing`, { token: editor, body: { name: 'x' } });
     expectProblem(patch, 404, 'mentions.not_found');
     expect(patch.body.details).toEqual({ rundown_id: rundown, mention_id: 'mnt_missing' });

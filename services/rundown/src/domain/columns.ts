@@ -42,6 +42,11 @@ export class ColumnsService {
     return publicOrder(layout).map((id) => layout.byId.get(id)!);
   }
 
+  async get(reach: Reach, rundownId: string, columnId: string): Promise<ColumnRow> {
+    const rundown = await this.access.read(reach, rundownId);
+    return this.publicColumn(await this.layout(this.access.repo.db, rundown), rundownId, columnId);
+  }
+
   create(reach: Reach, rundownId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {
     return this.insert(reach, rundownId, { name: input.name, type: 'text', private: false }, input);
   }
@@ -73,7 +78,8 @@ export class ColumnsService {
       await this.repo.setOrder(tx, rundownId, order);
       return publicOrder({ ...layout, order });
     });
-    // After the commit: the column is gone for good, so removing its cells is safe to retry.
+    // Outside the rundown lock, so a slow cells service never stalls other writes; the column is
+    // gone for good, so its cells are unreachable whatever happens here.
     const cell_count = await this.cells.deleteColumnCells(rundownId, columnId);
     return { cell_count, column_order };
   }

@@ -34,6 +34,13 @@ export class MentionsService {
     return this.repo.all(this.access.repo.db, rundownId);
   }
 
+  async get(reach: Reach, rundownId: string, id: string): Promise<MentionRow> {
+    await this.access.read(reach, rundownId);
+    const mention = await this.repo.find(this.access.repo.db, rundownId, id);
+    if (!mention) throw notFound(rundownId, id);
+    return mention;
+  }
+
   async create(reach: Reach, rundownId: string, fields: MentionFields): Promise<MentionRow> {
     const [created] = await this.apply(reach, rundownId, [{ fields }]);
     return created!;

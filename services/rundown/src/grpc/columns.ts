@@ -24,6 +24,7 @@ function writeMessage(w: ColumnWrite): ColumnWriteResponse {
 export function columnHandlers(columns: ColumnsService): ServiceBinding {
   return bindService(ColumnServiceService, {
     listColumns: async (req, ctx) => ({ items: (await columns.list(ctx, req.rundown_id)).map(columnMessage) }),
+    getColumn: async (req, ctx) => columnMessage(await columns.get(ctx, req.rundown_id, req.column_id)),
     createColumn: async (req, ctx) => writeMessage(await columns.create(ctx, req.rundown_id, req)),
     updateColumn: async (req, ctx) => writeMessage(await columns.update(ctx, req.rundown_id, req.column_id, req)),
     deleteColumn: async (req, ctx) => columns.delete(ctx, req.rundown_id, req.column_id),

@@ -26,6 +26,7 @@ function fieldsOf(message: MentionFieldsMessage | undefined): MentionFields {
 export function mentionHandlers(mentions: MentionsService): ServiceBinding {
   return bindService(MentionServiceService, {
     listMentions: async (req, ctx) => ({ items: (await mentions.list(ctx, req.rundown_id)).map(mentionMessage) }),
+    getMention: async (req, ctx) => mentionMessage(await mentions.get(ctx, req.rundown_id, req.mention_id)),
     createMention: async (req, ctx) => mentionMessage(await mentions.create(ctx, req.rundown_id, fieldsOf(req.fields))),
     updateMention: async (req, ctx) => mentionMessage(await mentions.update(ctx, req.rundown_id, req.mention_id, fieldsOf(req.fields))),
     deleteMention: async (req, ctx) => {

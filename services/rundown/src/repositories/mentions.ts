@@ -22,6 +22,11 @@ export class MentionsRepository {
     return (await db.query(`SELECT ${fields} FROM rundown.mentions WHERE rundown_id = $1 ORDER BY seq`, [rundownId])) as MentionRow[];
   }
 
+  async find(db: Db, rundownId: string, id: string): Promise<MentionRow | undefined> {
+    const rows = (await db.query(`SELECT ${fields} FROM rundown.mentions WHERE rundown_id = $1 AND id = $2`, [rundownId, id])) as MentionRow[];
+    return rows[0];
+  }
+
   /** Inserts in the given order (which becomes their list order). */
   async insert(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<void> {
     if (!rows.length) return;

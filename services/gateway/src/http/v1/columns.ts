@@ -61,6 +61,19 @@ export function columnRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       },
     }),
     defineRoute({
+      method: 'get',
+      path: '/rundowns/{id}/columns/{column_id}',
+      summary: 'Read a public column',
+      tag: 'Columns',
+      auth: 'bearer',
+      role: 'VIEW',
+      errors: [...notFoundErrors],
+      response: columnRecord,
+      handler: async ({ params, caller }) => ({
+        data: columnJson(await clients.columns.getColumn({ rundown_id: params.id!, column_id: params.column_id! }, caller)),
+      }),
+    }),
+    defineRoute({
       method: 'patch',
       path: '/rundowns/{id}/columns/{column_id}',
       summary: 'Rename a column (name is required) and optionally move it before/after another column',

@@ -54,6 +54,19 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       },
     }),
     defineRoute({
+      method: 'get',
+      path: '/rundowns/{id}/mentions/{mention_id}',
+      summary: 'Read a mention',
+      tag: 'Mentions',
+      auth: 'bearer',
+      role: 'VIEW',
+      errors: ['rundowns.not_found', 'mentions.not_found'],
+      response: mentionRecord,
+      handler: async ({ params, caller }) => ({
+        data: mentionJson(await clients.mentions.getMention({ rundown_id: params.id!, mention_id: params.mention_id! }, caller)),
+      }),
+    }),
+    defineRoute({
       method: 'patch',
       path: '/rundowns/{id}/mentions/{mention_id}',
       summary: 'Change a mention’s name, color or description',

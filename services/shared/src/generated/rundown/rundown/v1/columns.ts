@@ -42,6 +42,11 @@ export interface ListColumnsResponse {
   items: Column[];
 }
 
+export interface GetColumnRequest {
+  rundown_id: string;
+  column_id: string;
+}
+
 export interface CreateColumnRequest {
   rundown_id: string;
   name: string;
@@ -273,6 +278,63 @@ export const ListColumnsResponse: MessageFns<ListColumnsResponse> = {
             }
 
             message.items.push(Column.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetColumnRequest(): GetColumnRequest {
+  return { rundown_id: "", column_id: "" };
+}
+
+export const GetColumnRequest: MessageFns<GetColumnRequest> = {
+  encode(message: GetColumnRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    if (message.column_id !== "") {
+      writer.uint32(18).string(message.column_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetColumnRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetColumnRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.column_id = reader.string();
             continue;
           }
         }
@@ -843,6 +905,15 @@ export const ColumnServiceService = {
     responseSerialize: (value: ListColumnsResponse): Buffer => Buffer.from(ListColumnsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListColumnsResponse => ListColumnsResponse.decode(value),
   },
+  getColumn: {
+    path: "/rundown.rundown.v1.ColumnService/GetColumn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetColumnRequest): Buffer => Buffer.from(GetColumnRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetColumnRequest => GetColumnRequest.decode(value),
+    responseSerialize: (value: Column): Buffer => Buffer.from(Column.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Column => Column.decode(value),
+  },
   createColumn: {
     path: "/rundown.rundown.v1.ColumnService/CreateColumn" as const,
     requestStream: false as const,
@@ -896,6 +967,7 @@ export const ColumnServiceService = {
 
 export interface ColumnServiceServer extends UntypedServiceImplementation {
   listColumns: handleUnaryCall<ListColumnsRequest, ListColumnsResponse>;
+  getColumn: handleUnaryCall<GetColumnRequest, Column>;
   createColumn: handleUnaryCall<CreateColumnRequest, ColumnWriteResponse>;
   updateColumn: handleUnaryCall<UpdateColumnRequest, ColumnWriteResponse>;
   deleteColumn: handleUnaryCall<DeleteColumnRequest, DeleteColumnResponse>;
@@ -918,6 +990,21 @@ export interface ColumnServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListColumnsResponse) => void,
+  ): ClientUnaryCall;
+  getColumn(
+    request: GetColumnRequest,
+    callback: (error: ServiceError | null, response: Column) => void,
+  ): ClientUnaryCall;
+  getColumn(
+    request: GetColumnRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Column) => void,
+  ): ClientUnaryCall;
+  getColumn(
+    request: GetColumnRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Column) => void,
   ): ClientUnaryCall;
   createColumn(
     request: CreateColumnRequest,

@@ -52,6 +52,11 @@ export interface ListMentionsResponse {
   items: Mention[];
 }
 
+export interface GetMentionRequest {
+  rundown_id: string;
+  mention_id: string;
+}
+
 export interface CreateMentionRequest {
   rundown_id: string;
   fields: MentionFields | undefined;
@@ -343,6 +348,63 @@ export const ListMentionsResponse: MessageFns<ListMentionsResponse> = {
             }
 
             message.items.push(Mention.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetMentionRequest(): GetMentionRequest {
+  return { rundown_id: "", mention_id: "" };
+}
+
+export const GetMentionRequest: MessageFns<GetMentionRequest> = {
+  encode(message: GetMentionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    if (message.mention_id !== "") {
+      writer.uint32(18).string(message.mention_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMentionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMentionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.mention_id = reader.string();
             continue;
           }
         }
@@ -747,6 +809,15 @@ export const MentionServiceService = {
       Buffer.from(ListMentionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListMentionsResponse => ListMentionsResponse.decode(value),
   },
+  getMention: {
+    path: "/rundown.rundown.v1.MentionService/GetMention" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetMentionRequest): Buffer => Buffer.from(GetMentionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetMentionRequest => GetMentionRequest.decode(value),
+    responseSerialize: (value: Mention): Buffer => Buffer.from(Mention.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Mention => Mention.decode(value),
+  },
   createMention: {
     path: "/rundown.rundown.v1.MentionService/CreateMention" as const,
     requestStream: false as const,
@@ -789,6 +860,7 @@ export const MentionServiceService = {
 
 export interface MentionServiceServer extends UntypedServiceImplementation {
   listMentions: handleUnaryCall<ListMentionsRequest, ListMentionsResponse>;
+  getMention: handleUnaryCall<GetMentionRequest, Mention>;
   createMention: handleUnaryCall<CreateMentionRequest, Mention>;
   updateMention: handleUnaryCall<UpdateMentionRequest, Mention>;
   deleteMention: handleUnaryCall<DeleteMentionRequest, DeleteMentionResponse>;
@@ -810,6 +882,21 @@ export interface MentionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListMentionsResponse) => void,
+  ): ClientUnaryCall;
+  getMention(
+    request: GetMentionRequest,
+    callback: (error: ServiceError | null, response: Mention) => void,
+  ): ClientUnaryCall;
+  getMention(
+    request: GetMentionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Mention) => void,
+  ): ClientUnaryCall;
+  getMention(
+    request: GetMentionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Mention) => void,
   ): ClientUnaryCall;
   createMention(
     request: CreateMentionRequest,
