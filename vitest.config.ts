@@ -1,4 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const shared = fileURLToPath(new URL('./services/shared/src/', import.meta.url));
 
 /**
  * Three tiers under one command (`npm test`):
@@ -8,10 +11,15 @@ import { defineConfig } from 'vitest/config';
  * - e2e: the whole system started through the same launcher as `npm start`, spoken to over HTTP
  */
 export default defineConfig({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
+  // Tests run the TypeScript sources of the shared library, as `--conditions=source` does for the services.
+  resolve: {
+    alias: [
+      { find: /^@rundown\/shared\/proto\/(.*)$/, replacement: `${shared}generated/$1.ts` },
+      { find: /^@rundown\/shared\/telemetry$/, replacement: `${shared}telemetry.ts` },
+      { find: /^@rundown\/shared$/, replacement: `${shared}index.ts` },
+    ],
+  },
   test: {
-    reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
       {
         extends: true,

@@ -124,6 +124,7 @@ export async function ensureDemo(options: DemoOptions): Promise<Demo & { reused:
     tokenId: typeof tokenData.id === 'string' ? tokenData.id : undefined,
     expiresAt: expiry(tokenData.expires_at),
   };
+  log(`minted a demo OWNER token for team ${teamId}`);
   const record = { team_id: demo.teamId, token: demo.token, token_id: demo.tokenId, expires_at: demo.expiresAt };
   await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, 0o600);
   return { ...demo, reused: false };

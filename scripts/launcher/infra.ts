@@ -89,7 +89,7 @@ async function ensureDatabase(url: string): Promise<'existed' | 'created'> {
 
 export async function ensurePostgres(options: InfraOptions): Promise<Endpoint> {
   const { env } = options;
-  const database = env.DATABASE_NAME;
+  const database = env.DATABASE_NAME || undefined; // empty counts as unset
   if (env.DATABASE_URL !== undefined && env.DATABASE_URL !== '') {
     const url = withDatabase(env.DATABASE_URL, database);
     try {

@@ -29,6 +29,7 @@ import {
   portFree,
   REPO_ROOT,
   redactUrl,
+  writeLine,
 } from './util.js';
 
 export interface LaunchOptions {
@@ -94,7 +95,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
     checkEntryPoints(SERVICES.map((service) => serviceEntry(service)));
 
     // 2. Data folder, databases, secrets.
-    const dataDir = path.resolve(env.DATA_DIR ?? path.join(REPO_ROOT, '.data'));
+    const dataDir = path.resolve(env.DATA_DIR || path.join(REPO_ROOT, '.data'));
     await mkdir(dataDir, { recursive: true });
     const postgres = await step(ensurePostgres({ dataDir, env, cleanup }));
     if (stopping) return;
@@ -172,7 +173,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
       ready_ms: readyMs,
       pid: process.pid,
     };
-    process.stdout.write(`LAUNCHER_READY ${JSON.stringify(machine)}\n`);
+    writeLine(`LAUNCHER_READY ${JSON.stringify(machine)}`);
 
     // 8. From now on, a service that exhausts its restarts takes the whole system down, loudly.
     void gaveUp.catch((error: unknown) => {
@@ -243,6 +244,6 @@ function printBanner(info: {
     );
   }
   lines.push('', paint.dim('  Ctrl-C stops everything.'), '');
-  process.stdout.write(`${lines.join('\n')}\n`);
+  writeLine(lines.join('\n'));
 }
 

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import {
   createConcurrently,
   KillOnSignal,
@@ -14,7 +15,7 @@ import {
   RestartProcess,
   type FlowController,
 } from 'concurrently';
-import { LauncherError, NODE_ARGS, REPO_ROOT, lastLines, log, run, shellQuote, sleep, warn } from './util.js';
+import { LauncherError, NODE_ARGS, REPO_ROOT, lastLines, log, run, shellQuote, sleep, warn, writeOut } from './util.js';
 
 export interface ProcessSpec {
   name: string;
@@ -29,22 +30,27 @@ export function checkEntryPoints(entries: readonly string[]): void {
   if (missing.length > 0) throw new LauncherError(`missing service entry point(s): ${missing.join(', ')}`);
 }
 
-/** Runs `<entry> migrate` for each spec in order; the first failure stops everything, with its output. */
+/**
+ * Runs `<entry> migrate` for every spec at once (each service migrates its own schema, so they are
+ * independent); a failure stops everything, with its output.
+ */
 export async function runMigrations(specs: readonly ProcessSpec[], signal: AbortSignal): Promise<void> {
-  for (const spec of specs) {
-    const started = Date.now();
-    const result = await run(process.execPath, [...NODE_ARGS, spec.entry, 'migrate'], {
-      env: { ...process.env, ...spec.env },
-      signal,
-      timeoutMs: 300_000,
-    });
-    if (signal.aborted) throw new LauncherError('stopped during migrations');
-    if (result.code !== 0) {
-      const how = result.code === null ? `signal ${result.signal ?? '?'}` : `exit code ${result.code}`;
-      throw new LauncherError(`migrations of ${spec.name} failed (${how}); output:`, lastLines(result.output, 80));
-    }
-    log(`migrated ${spec.name} (${Date.now() - started} ms)`);
+  await Promise.all(specs.map((spec) => migrate(spec, signal)));
+}
+
+async function migrate(spec: ProcessSpec, signal: AbortSignal): Promise<void> {
+  const started = Date.now();
+  const result = await run(process.execPath, [...NODE_ARGS, spec.entry, 'migrate'], {
+    env: { ...process.env, ...spec.env },
+    signal,
+    timeoutMs: 300_000,
+  });
+  if (signal.aborted) throw new LauncherError('stopped during migrations');
+  if (result.code !== 0) {
+    const how = result.code === null ? `signal ${result.signal ?? '?'}` : `exit code ${result.code}`;
+    throw new LauncherError(`migrations of ${spec.name} failed (${how}); output:`, lastLines(result.output, 80));
   }
+  log(`migrated ${spec.name} (${Date.now() - started} ms)`);
 }
 
 // Shapes of the core API's options (not exported by name).
@@ -77,6 +83,14 @@ function isSignal(name: string): name is NodeJS.Signals {
   return name in os.constants.signals;
 }
 
+/**
+ * Runs the services under concurrently (prefixed, coloured output; restarts with exponential
+ * back-off). It uses the core `createConcurrently` with an explicit list of concurrently's own
+ * controllers rather than the `concurrently()` wrapper, because the wrapper's KillOnSignal listens
+ * to the real process signals: services would die at the same moment the databases are stopped,
+ * and, as it counts only SIGINT as a clean stop, a SIGTERM to the launcher would have
+ * RestartProcess bring them back. Here the launcher raises the stop itself, at the right time.
+ */
 export function startServices(specs: readonly ProcessSpec[]): Supervisor {
   let stopping = false;
   const tails = new Map<string, string[]>();
@@ -142,7 +156,12 @@ export function startServices(specs: readonly ProcessSpec[]): Supervisor {
     })),
     {
       logger,
-      outputStream: process.stdout,
+      outputStream: new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          writeOut(chunk.toString());
+          done();
+        },
+      }),
       spawn: spawnInGroup,
       kill: killGroup,
       controllers: [

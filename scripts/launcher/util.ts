@@ -36,11 +36,24 @@ export const paint = {
   cyan: sgr(36, 39),
 };
 
+// Services' output and the launcher's share stdout; a service may leave a line half-written
+// (a pipe chunk ends mid-line), so launcher lines start on a fresh line. That keeps
+// `LAUNCHER_READY {...}` at the start of its own line for the tests that look for it.
+let atLineStart = true;
+export function writeOut(text: string): void {
+  if (text === '') return;
+  process.stdout.write(text);
+  atLineStart = text.endsWith('\n');
+}
+export function writeLine(line: string): void {
+  writeOut(`${atLineStart ? '' : '\n'}${line}\n`);
+}
+
 export function log(message: string): void {
-  process.stdout.write(`${paint.dim('[launcher]')} ${message}\n`);
+  writeLine(`${paint.dim('[launcher]')} ${message}`);
 }
 export function warn(message: string): void {
-  process.stdout.write(`${paint.yellow('[launcher]')} ${paint.yellow(message)}\n`);
+  writeLine(`${paint.yellow('[launcher]')} ${paint.yellow(message)}`);
 }
 export function logError(message: string, details?: string): void {
   process.stderr.write(`${paint.red('[launcher]')} ${paint.red(message)}\n`);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
@@ -16,6 +17,8 @@ export interface TestInfra {
 
 async function dockerAnswers(): Promise<boolean> {
   if (process.env.TEST_USE_CONTAINERS === '0') return false;
+  // Without a socket or DOCKER_HOST there is nothing to ask (and loading testcontainers for nothing leaves handles open).
+  if (!process.env.DOCKER_HOST && !existsSync('/var/run/docker.sock')) return false;
   try {
     const { getContainerRuntimeClient } = await import('testcontainers');
     await Promise.race([getContainerRuntimeClient(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 3_000))]);

@@ -12,3 +12,4 @@ export * from './grpc/context.js';
 export * from './grpc/errors.js';
 export * from './grpc/server.js';
 export * from './grpc/client.js';
+export * from './proto-enums.js';

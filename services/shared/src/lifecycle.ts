@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ConfigError } from './config.js';
-import { shutdownTelemetry } from './telemetry.js';
+import { shutdownTelemetry } from './telemetry-handle.js';
 
 type Stop = () => Promise<void>;
 

@@ -13,14 +13,16 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 
-let sdk: NodeSDK | undefined;
+import { setTelemetry } from './telemetry-handle.js';
 
 if (process.env.OTEL_SDK_DISABLED !== 'true') {
   // ESM modules are instrumented through import-in-the-middle's loader hook.
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
-  sdk = new NodeSDK({
-    ...(exporting ? { traceExporter: new OTLPTraceExporter() } : {}),
+  const sdk = new NodeSDK({
+    // Without an endpoint, spans are not exported at all (no retries against a collector that
+    // is not there), but context still propagates.
+    ...(exporting ? { traceExporter: new OTLPTraceExporter() } : { spanProcessors: [] }),
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
       new ExpressInstrumentation(),
@@ -30,8 +32,5 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
     ],
   });
   sdk.start();
-}
-
-export async function shutdownTelemetry(): Promise<void> {
-  await sdk?.shutdown().catch(() => undefined);
+  setTelemetry(sdk);
 }

@@ -1,21 +1,8 @@
-import { bindService, type ServiceBinding, type RoleName, type PlanName } from '@rundown/shared';
-import { AuthServiceService, Plan, Role, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { bindService, planFromProto, planToProto, roleFromProto, roleToProto, type ServiceBinding } from '@rundown/shared';
+import { AuthServiceService, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { TeamsService, TeamView } from '../domain/teams.js';
 import type { TokenRow } from '../repositories/tokens.js';
 import type { SigningKeys } from '../domain/signing.js';
-
-const planToProto: Record<PlanName, Plan> = { free: Plan.PLAN_FREE, paid: Plan.PLAN_PAID };
-const roleToProto: Record<RoleName, Role> = {
-  VIEW: Role.ROLE_VIEW,
-  SHOWCALL: Role.ROLE_SHOWCALL,
-  EDIT: Role.ROLE_EDIT,
-  OWNER: Role.ROLE_OWNER,
-};
-const roleFromProto = Object.fromEntries(Object.entries(roleToProto).map(([k, v]) => [v, k])) as Record<Role, RoleName>;
-
-function planFromProto(plan: Plan): PlanName | undefined {
-  return plan === Plan.PLAN_PAID ? 'paid' : plan === Plan.PLAN_FREE ? 'free' : undefined;
-}
 
 function teamMessage(team: TeamView): Team {
   return {
@@ -80,7 +67,7 @@ export function authHandlers(teams: TeamsService, keys: SigningKeys, environment
     mintToken: async (req) => {
       const { token, jwt } = await teams.mint({
         teamId: req.team_id,
-        role: roleFromProto[req.role] ?? 'VIEW',
+        role: roleFromProto(req.role) ?? 'VIEW',
         ttlSeconds: req.ttl_seconds,
         rundownId: req.rundown_id ?? null,
         name: req.name,

@@ -1,19 +1,10 @@
 import { z } from 'zod';
-import { limits, roles, type RoleName } from '@rundown/shared';
-import { Plan, Role, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { limits, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
+import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { columnJson, orderChanged } from '../v1/columns.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
-
-const planToProto = { free: Plan.PLAN_FREE, paid: Plan.PLAN_PAID } as const;
-const roleToProto: Record<RoleName, Role> = {
-  VIEW: Role.ROLE_VIEW,
-  SHOWCALL: Role.ROLE_SHOWCALL,
-  EDIT: Role.ROLE_EDIT,
-  OWNER: Role.ROLE_OWNER,
-};
-const roleName = (role: Role): RoleName => (Object.entries(roleToProto).find(([, v]) => v === role)?.[0] as RoleName) ?? 'VIEW';
 
 export function teamJson(t: Team) {
   return {
@@ -33,7 +24,7 @@ export function tokenJson(t: Token) {
   return {
     id: t.id,
     team_id: t.team_id,
-    role: roleName(t.role),
+    role: roleFromProto(t.role) ?? 'VIEW',
     name: t.name,
     scope: t.rundown_id ? 'rundown' : 'team',
     rundown_id: t.rundown_id ?? null,

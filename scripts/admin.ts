@@ -1,0 +1,132 @@
+/**
+ * The admin surface (CONTRACT §9) from a terminal: `npm run admin -- <command> ...`.
+ * Talks to the admin listener (ADMIN_URL, default http://127.0.0.1:8081/admin) with ADMIN_SECRET
+ * (from the environment, else the one `npm start` generated in the data folder).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const usage = `Usage: npm run admin -- <command> [arguments] [options]
+
+  teams create <name> [--plan free|paid] [--rate-limit N] [--max-rundowns N]
+  teams get <team_id>
+  teams update <team_id> [--plan free|paid] [--rate-limit N|none] [--max-rundowns N|none]
+  tokens mint <team_id> --role VIEW|SHOWCALL|EDIT|OWNER [--ttl SECONDS] [--rundown ID] [--name NAME] [--environment ENV]
+  tokens list <team_id>
+  tokens revoke <token_id>
+  tokens rotate <team_id>          every token of the team issued before now is rejected
+  v0-token <team_id>               issue the team's v0 token (the previous one stops working)
+
+Environment: ADMIN_URL (default http://127.0.0.1:8081/admin), ADMIN_SECRET (default: from DATA_DIR/secrets.json).
+Prints the answer's data as JSON; on an error prints the problem document and exits 1.`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    plan: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    'max-rundowns': { type: 'string' },
+    role: { type: 'string' },
+    ttl: { type: 'string' },
+    rundown: { type: 'string' },
+    name: { type: 'string' },
+    environment: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+function adminSecret(): string {
+  if (process.env.ADMIN_SECRET) return process.env.ADMIN_SECRET;
+  const file = join(process.env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'), 'secrets.json');
+  if (existsSync(file)) {
+    const secrets = JSON.parse(readFileSync(file, 'utf8')) as { ADMIN_SECRET?: string };
+    if (secrets.ADMIN_SECRET) return secrets.ADMIN_SECRET;
+  }
+  return fail(`No ADMIN_SECRET in the environment and none in ${file}; start the system once with npm start, or set it.`);
+}
+
+/** `N` → number, `none` → null (drop an override), absent → undefined. */
+function override(value: string | undefined, flag: string): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  if (!/^\d+$/.test(value)) fail(`--${flag} takes a whole number or "none"`);
+  return Number(value);
+}
+
+function defined(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+async function send(method: string, path: string, body?: unknown): Promise<void> {
+  const base = (process.env.ADMIN_URL ?? 'http://127.0.0.1:8081/admin').replace(/\/+$/, '');
+  const headers: Record<string, string> = { authorization: `Bearer ${adminSecret()}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  } catch (error) {
+    process.stderr.write(`Cannot reach the admin listener at ${base}: ${(error as Error).message}. Is the system running (npm start)?\n`);
+    process.exit(1);
+  }
+  const text = await res.text();
+  if (!res.ok) {
+    process.stderr.write(`${res.status} ${text}\n`);
+    process.exit(1);
+  }
+  const parsed = text ? (JSON.parse(text) as { data?: unknown }) : undefined;
+  process.stdout.write(`${JSON.stringify(parsed?.data ?? { status: res.status }, null, 2)}\n`);
+}
+
+const [group, action, arg] = positionals;
+if (values.help || !group) fail('');
+const need = (value: string | undefined, what: string): string => value ?? fail(`missing ${what}`);
+
+switch (`${group} ${group === 'v0-token' ? '' : (action ?? '')}`.trim()) {
+  case 'teams create':
+    await send('POST', '/teams', defined({
+      name: need(arg, '<name>'),
+      plan: values.plan,
+      rate_limit_per_minute: override(values['rate-limit'], 'rate-limit'),
+      max_rundowns: override(values['max-rundowns'], 'max-rundowns'),
+    }));
+    break;
+  case 'teams get':
+    await send('GET', `/teams/${need(arg, '<team_id>')}`);
+    break;
+  case 'teams update':
+    await send('PATCH', `/teams/${need(arg, '<team_id>')}`, defined({
+      plan: values.plan,
+      rate_limit_per_minute: override(values['rate-limit'], 'rate-limit'),
+      max_rundowns: override(values['max-rundowns'], 'max-rundowns'),
+    }));
+    break;
+  case 'tokens mint':
+    await send('POST', `/teams/${need(arg, '<team_id>')}/tokens`, defined({
+      role: need(values.role, '--role'),
+      ttl_seconds: values.ttl === undefined ? undefined : Number(values.ttl),
+      rundown_id: values.rundown,
+      name: values.name,
+      environment: values.environment,
+    }));
+    break;
+  case 'tokens list':
+    await send('GET', `/teams/${need(arg, '<team_id>')}/tokens`);
+    break;
+  case 'tokens revoke':
+    await send('DELETE', `/tokens/${need(arg, '<token_id>')}`);
+    break;
+  case 'tokens rotate':
+    await send('POST', `/teams/${need(arg, '<team_id>')}/tokens:rotate`);
+    break;
+  case 'v0-token':
+    await send('POST', `/teams/${need(action, '<team_id>')}/v0-token`);
+    break;
+  default:
+    fail(`unknown command: ${positionals.join(' ')}`);
+}

@@ -1,0 +1,35 @@
+/** Percentiles over a sample of durations (ms), nearest-rank. */
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function summarize(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const total = samples.reduce((a, b) => a + b, 0);
+  return {
+    n: samples.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? Number.NaN,
+    mean: total / (samples.length || 1),
+  };
+}
+
+export function formatSummary(name: string, s: ReturnType<typeof summarize>): string {
+  const f = (v: number) => v.toFixed(2).padStart(8);
+  return `${name.padEnd(34)} n=${String(s.n).padEnd(5)} p50 ${f(s.p50)} ms  p90 ${f(s.p90)} ms  p99 ${f(s.p99)} ms  max ${f(s.max)} ms`;
+}
+
+/** Runs `fn` sequentially `n` times and returns each duration in ms. */
+export async function timeSequential(n: number, fn: () => Promise<void>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return samples;
+}

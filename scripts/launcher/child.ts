@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** What the launcher prints on its LAUNCHER_READY line. */
+export interface LauncherReady {
+  http_port: number;
+  admin_port: number;
+  grpc_ports: Record<string, number>;
+  public_url: string;
+  base_url: string;
+  admin_url: string;
+  database_url: string;
+  redis_url: string;
+  admin_secret: string;
+  demo_token: string | null;
+  demo_team_id: string | null;
+  data_dir: string;
+  ready_ms: number;
+  pid: number;
+}
+
+export interface RunningSystem {
+  ready: LauncherReady;
+  /** Wall time from spawning the launcher to its ready line. */
+  startupMs: number;
+  /** Ctrl-C equivalent; resolves when the launcher has exited. */
+  stop(): Promise<void>;
+}
+
+const root = resolve(import.meta.dirname, '../..');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Ports for every listener, all free right now (tests and benchmarks never take the defaults). */
+export async function freePorts(): Promise<Record<string, string>> {
+  const names = ['HTTP_PORT', 'ADMIN_PORT', 'GATEWAY_GRPC_PORT', 'AUTH_GRPC_PORT', 'RUNDOWN_GRPC_PORT'];
+  const ports = await Promise.all(names.map(() => freePort()));
+  return Object.fromEntries(names.map((n, i) => [n, String(ports[i])]));
+}
+
+/**
+ * Starts the whole system through the same launcher as `npm start`, as a child process, and
+ * waits for its ready line. Used by the end-to-end tests and the benchmarks.
+ */
+export async function startSystem(options: { env: NodeJS.ProcessEnv; verbose?: boolean; timeoutMs?: number }): Promise<RunningSystem> {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/start.ts', '--no-banner', '--no-demo'], {
+    cwd: root,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const keep = (text: string) => {
+    output.push(text);
+    if (output.length > 400) output.splice(0, 200);
+  };
+  child.stderr.on('data', (chunk: Buffer) => {
+    keep(chunk.toString());
+    if (options.verbose) process.stderr.write(chunk);
+  });
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const ready = await new Promise<LauncherReady>((resolveReady, reject) => {
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const timer = setTimeout(() => {
+      child.kill('SIGINT');
+      reject(new Error(`the system did not start in ${timeoutMs / 1000} s:\n${output.join('').slice(-4000)}`));
+    }, timeoutMs);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the launcher exited with ${child.exitCode} before it was ready:\n${output.join('').slice(-4000)}`));
+    });
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      keep(`${line}\n`);
+      if (options.verbose) process.stdout.write(`${line}\n`);
+      if (line.startsWith('LAUNCHER_READY ')) {
+        clearTimeout(timer);
+        resolveReady(JSON.parse(line.slice('LAUNCHER_READY '.length)) as LauncherReady);
+      }
+    });
+  });
+  return {
+    ready,
+    startupMs: Date.now() - started,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

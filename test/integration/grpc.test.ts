@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError, bindService, createClient, createLogger, startGrpcServer, type RunningGrpcServer } from '@rundown/shared';
+import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+
+let server: RunningGrpcServer;
+const seen: unknown[] = [];
+
+const notImplemented = async (): Promise<never> => {
+  throw new Error('not used');
+};
+
+beforeAll(async () => {
+  server = await startGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('it', 'silent'),
+    services: [
+      bindService(RundownServiceService, {
+        getRundown: async (req, ctx) => {
+          seen.push(ctx);
+          if (req.rundown_id === 'missing') throw new AppError('rundowns.not_found');
+          if (req.rundown_id === 'boom') throw new Error('secret internals');
+          return { id: req.rundown_id, title: 't', status: 'draft', settings: undefined, cue_order: [], column_order: [], created_at: '', updated_at: '' };
+        },
+        createRundown: notImplemented,
+        updateRundown: notImplemented,
+        listRundowns: notImplemented,
+        deleteRundown: async () => {
+          throw new AppError('cues.group_not_empty', { details: { cue_id: 'g', children_ids: ['a'] } });
+        },
+      }),
+    ],
+  });
+});
+
+afterAll(async () => {
+  await server.shutdown();
+});
+
+describe('the gRPC spine over a real connection', () => {
+  it('carries the caller context as metadata and returns typed responses', async () => {
+    const client = createClient(RundownServiceService, `127.0.0.1:${server.port}`);
+    const rundown = await client.getRundown({ rundown_id: 'rd_1' }, { requestId: 'req_x', teamId: 'team_1', role: 'EDIT', tokenRundownId: 'rd_1', maxRundowns: 7 });
+    expect(rundown.id).toBe('rd_1');
+    expect(seen.at(-1)).toEqual({ requestId: 'req_x', teamId: 'team_1', role: 'EDIT', tokenRundownId: 'rd_1', maxRundowns: 7 });
+    client.close();
+  });
+
+  it('brings a catalogue error back out unchanged, and hides unexpected ones', async () => {
+    const client = createClient(RundownServiceService, `127.0.0.1:${server.port}`);
+    await expect(client.getRundown({ rundown_id: 'missing' }, { requestId: 'r' })).rejects.toMatchObject({ code: 'rundowns.not_found', status: 404 });
+    await expect(client.deleteRundown({ rundown_id: 'g' }, { requestId: 'r' })).rejects.toMatchObject({
+      code: 'cues.group_not_empty',
+      details: { cue_id: 'g', children_ids: ['a'] },
+    });
+    const hidden = await client.getRundown({ rundown_id: 'boom' }, { requestId: 'r' }).catch((e: AppError) => e);
+    expect(hidden).toMatchObject({ code: 'internal.unhandled' });
+    expect((hidden as AppError).detail).not.toContain('secret');
+    client.close();
+  });
+
+  it('reports an unreachable service as service_unavailable within the deadline', async () => {
+    const client = createClient(RundownServiceService, '127.0.0.1:1', { deadlineMs: 300 });
+    const started = Date.now();
+    await expect(client.getRundown({ rundown_id: 'x' }, { requestId: 'r' })).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    client.close();
+  });
+});
