@@ -17,6 +17,8 @@ const usage = `Usage: npm run admin -- <command> [arguments] [options]
   tokens revoke <token_id>
   tokens rotate <team_id>          every token of the team issued before now is rejected
   v0-token <team_id>               issue the team's v0 token (the previous one stops working)
+  columns create <rundown_id> --name NAME [--type text|select|image|attachment] [--private]
+                                   a column the API cannot create (read-only type, or private)
 
 Environment: ADMIN_URL (default http://127.0.0.1:8081/admin), ADMIN_SECRET (default: from DATA_DIR/secrets.json).
 Prints the answer's data as JSON; on an error prints the problem document and exits 1.`;
@@ -32,6 +34,8 @@ const { values, positionals } = parseArgs({
     rundown: { type: 'string' },
     name: { type: 'string' },
     environment: { type: 'string' },
+    type: { type: 'string' },
+    private: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -123,6 +127,13 @@ switch (`${group} ${group === 'v0-token' ? '' : (action ?? '')}`.trim()) {
     break;
   case 'tokens rotate':
     await send('POST', `/teams/${need(arg, '<team_id>')}/tokens:rotate`);
+    break;
+  case 'columns create':
+    await send('POST', `/rundowns/${need(arg, '<rundown_id>')}/columns`, defined({
+      name: need(values.name, '--name'),
+      type: values.type,
+      private: values.private,
+    }));
     break;
   case 'v0-token':
     await send('POST', `/teams/${need(action, '<team_id>')}/v0-token`);

@@ -1,20 +1,6 @@
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
 import { admin, call, system, v1 } from '../support/client.js';
-
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
-
-/** `npm run admin -- ...`, as an operator runs it. */
-async function cli(...args: string[]) {
-  const s = system();
-  return run(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/admin.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, ADMIN_URL: s.adminUrl, ADMIN_SECRET: s.adminSecret },
-  });
-}
 
 describe('admin listener', () => {
   it('refuses a wrong or missing admin secret with problem+json', async () => {
