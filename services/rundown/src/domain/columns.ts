@@ -7,6 +7,8 @@ import type { CellsPort } from './cells-port.js';
 import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
 
 export type ColumnType = ColumnRow['type'];
+const columnTypes: readonly string[] = ['text', 'select', 'image', 'attachment'] satisfies ColumnType[];
+const isColumnType = (type: string): type is ColumnType => columnTypes.includes(type);
 
 export interface ColumnWrite {
   column: ColumnRow;
@@ -52,8 +54,12 @@ export class ColumnsService {
   }
 
   /** The admin surface's create: any type, private or public (appended). */
-  adminCreate(rundownId: string, input: { name: string; type: ColumnType; private: boolean }): Promise<ColumnWrite> {
-    return this.insert('admin', rundownId, input, {});
+  async adminCreate(rundownId: string, input: { name: string; type: string; private: boolean }): Promise<ColumnWrite> {
+    const { type } = input;
+    if (!isColumnType(type)) {
+      throw AppError.validation('columns.invalid_payload', [{ path: ['type'], message: `Unknown column type "${type}".`, code: 'invalid_value' }]);
+    }
+    return this.insert('admin', rundownId, { name: input.name, type, private: input.private }, {});
   }
 
   update(reach: Reach, rundownId: string, columnId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {

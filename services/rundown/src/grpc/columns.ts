@@ -1,9 +1,7 @@
-import { AppError, bindService, type ServiceBinding } from '@rundown/shared';
+import { bindService, type ServiceBinding } from '@rundown/shared';
 import { ColumnServiceService, type Column, type ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
-import type { ColumnsService, ColumnType, ColumnWrite } from '../domain/columns.js';
+import type { ColumnsService, ColumnWrite } from '../domain/columns.js';
 import type { ColumnRow } from '../repositories/rundowns.js';
-
-const columnTypes: readonly string[] = ['text', 'select', 'image', 'attachment'] satisfies ColumnType[];
 
 function columnMessage(c: ColumnRow): Column {
   return {
@@ -32,11 +30,6 @@ export function columnHandlers(columns: ColumnsService): ServiceBinding {
       const result = await columns.reorder(ctx, req.rundown_id, req.column_ids);
       return { items: result.items.map(columnMessage), column_order_changed: result.column_order_changed };
     },
-    adminCreateColumn: async (req) => {
-      if (!columnTypes.includes(req.type)) {
-        throw AppError.validation('columns.invalid_payload', [{ path: ['type'], message: `Unknown column type "${req.type}".`, code: 'invalid_value' }]);
-      }
-      return writeMessage(await columns.adminCreate(req.rundown_id, { name: req.name, type: req.type as ColumnType, private: req.private }));
-    },
+    adminCreateColumn: async (req) => writeMessage(await columns.adminCreate(req.rundown_id, req)),
   });
 }
