@@ -63,6 +63,12 @@ describe('creating and positioning columns', () => {
     expect(await names(rundown.id)).toEqual(['A', 'B', 'C']);
   });
 
+  it('accepts an explicit type "text"', async () => {
+    const res = await createColumn(rundown.id, { name: 'typed', type: 'text' });
+    expect(res.body.data.type).toBe('text');
+    expect((await v1('DELETE', `/rundowns/${rundown.id}/columns/${res.body.data.id}`, { token: owner })).status).toBe(204);
+  });
+
   it('places a column before or after another one', async () => {
     await createColumn(rundown.id, { name: 'first', before_column_id: ids.A });
     expect(await names(rundown.id)).toEqual(['first', 'A', 'B', 'C']);
@@ -110,7 +116,8 @@ describe('creating and positioning columns', () => {
       [{ name: '   ' }, ['name']],
       [{ name: 'x'.repeat(101) }, ['name']],
       [{ name: 'x', before_column_id: ids.A, after_column_id: ids.C }, ['after_column_id']],
-      [{ name: 'x', type: 'select' }, []],
+      [{ name: 'x', type: 'select' }, ['type']],
+      [{ name: 'x', color: 'red' }, []],
       [{ name: 'A' }, ['name']],
     ];
     for (const [body, path] of cases) {

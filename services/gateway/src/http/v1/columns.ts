@@ -51,7 +51,8 @@ export function columnRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found', 'columns.invalid_position', 'columns.too_many'],
       response: columnRecord,
       handler: async ({ params, body, caller }) => {
-        const written = await clients.columns.createColumn({ rundown_id: params.id!, ...body }, caller);
+        const { name, before_column_id, after_column_id } = body;
+        const written = await clients.columns.createColumn({ rundown_id: params.id!, name, before_column_id, after_column_id }, caller);
         return {
           status: 201,
           data: columnJson(written.column!),

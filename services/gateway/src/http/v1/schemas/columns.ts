@@ -17,7 +17,10 @@ const atMostOnePosition = (body: Positioned, ctx: z.RefinementCtx) => {
   }
 };
 
-export const createColumnBody = z.strictObject({ name: columnName, ...position }).superRefine(atMostOnePosition);
+/** The API creates text columns only (the other types are read-only through it). */
+const textOnly = z.literal('text', { error: 'The API creates text columns only; select, image and attachment columns are read-only.' });
+
+export const createColumnBody = z.strictObject({ name: columnName, type: textOnly.optional(), ...position }).superRefine(atMostOnePosition);
 
 /** `name` is required on a PATCH (a body without it is `columns.empty_patch`). */
 export const patchColumnBody = z.strictObject({ name: columnName.optional(), ...position }).superRefine(atMostOnePosition);
