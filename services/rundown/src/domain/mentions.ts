@@ -76,9 +76,13 @@ export class MentionsService {
       const ids = items.map((item) => {
         const before = item.id === undefined ? undefined : next.get(item.id);
         if (item.id !== undefined && !before) throw notFound(rundownId, item.id);
+        const name = item.fields.name ?? before?.name;
+        if (name === undefined) {
+          throw AppError.validation('mentions.invalid_payload', [{ path: ['name'], message: 'A new mention needs a name.', code: 'invalid_type' }]);
+        }
         const values: MentionValues = {
           id: before?.id ?? newId('mnt'),
-          name: item.fields.name ?? before?.name ?? '',
+          name,
           color: item.fields.color !== undefined ? item.fields.color : (before?.color ?? null),
           description: item.fields.description ?? before?.description ?? '',
         };
