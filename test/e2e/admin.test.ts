@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
+import { adminCli as cli } from '../support/cli.js';
 import { admin, call, system, v1 } from '../support/client.js';
 
 describe('admin listener', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
+import { adminCli } from '../support/cli.js';
 import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
 import { storedColumns } from '../support/db.js';
 import { expectProblem } from '../support/problem.js';
@@ -165,7 +165,7 @@ describe('creating and positioning columns', () => {
   });
 
   it('creates such columns from the terminal too (npm run admin -- columns create)', async () => {
-    const out = await cli('columns', 'create', rundown.id, '--name', 'Pictures', '--type', 'image', '--private');
+    const out = await adminCli('columns', 'create', rundown.id, '--name', 'Pictures', '--type', 'image', '--private');
     expect(JSON.parse(out.stdout)).toMatchObject({ name: 'Pictures', type: 'image', private: true });
     const list = await v1('GET', `/rundowns/${rundown.id}/columns`, { token: editor });
     expect(list.body.data.items.some((c: { name: string }) => c.name === 'Pictures')).toBe(false);

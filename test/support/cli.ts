@@ -6,8 +6,8 @@ import { system } from './client.js';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 
-/** `npm run admin -- ...`, as an operator runs it. */
-export async function cli(...args: string[]) {
+/** `npm run admin -- ...`, as an operator runs it, against the system under test. */
+export async function adminCli(...args: string[]) {
   const s = system();
   return run(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/admin.ts', ...args], {
     cwd: root,

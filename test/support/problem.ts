@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { system } from './client.js';
 
+/** Asserts a problem+json answer with the given status and catalogue code, and every RFC 9457 member. */
 export function expectProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);

@@ -1,10 +1,5 @@
 import { createDataSource, createLogger, runMigrations, runService, startGrpcServer } from '@rundown/shared';
 import { rundownConfig } from './config.js';
-import { migrations } from './migrations/index.js';
-import { RundownsRepository } from './repositories/rundowns.js';
-import { CursorCodec } from './domain/cursor.js';
-import { RundownsService } from './domain/rundowns.js';
-import { rundownHandlers } from './grpc/handlers.js';
 import { RundownAccess } from './domain/access.js';
 import { noCellsYet } from './domain/cells-port.js';
 import { ColumnsService } from './domain/columns.js';
@@ -19,6 +14,11 @@ import { columnHandlers } from './grpc/columns.js';
 import { mentionHandlers } from './grpc/mentions.js';
 import { outputMessageHandlers } from './grpc/output-message.js';
 import { textVariableHandlers } from './grpc/text-variables.js';
+import { migrations } from './migrations/index.js';
+import { RundownsRepository } from './repositories/rundowns.js';
+import { CursorCodec } from './domain/cursor.js';
+import { RundownsService } from './domain/rundowns.js';
+import { rundownHandlers } from './grpc/handlers.js';
 
 const logger = createLogger('rundown');
 
@@ -34,9 +34,8 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
-    const rundownsRepo = new RundownsRepository(db);
-    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET));
-    const access = new RundownAccess(rundownsRepo);
+    const rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec(config.CURSOR_SECRET));
+    const access = new RundownAccess(rundowns, new RundownsRepository(db));
     const content = [
       columnHandlers(new ColumnsService(access, new ColumnsRepository(), noCellsYet)),
       mentionHandlers(new MentionsService(access, new MentionsRepository())),

@@ -1,17 +1,7 @@
 import { AppError, type CallerContext } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import type { RundownRow, RundownsRepository } from '../repositories/rundowns.js';
-import { scopeOf, type Scope } from './rundowns.js';
-
-type Db = RundownsRepository['db'] | EntityManager;
-
-/** The rundown `id` if the scope can see it (another team's or another rundown's is simply not found). */
-export async function visibleRundown(repo: RundownsRepository, db: Db, scope: Scope, id: string, forUpdate = false): Promise<RundownRow> {
-  if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
-  const row = await repo.find(db, scope.teamId, id, forUpdate);
-  if (!row) throw new AppError('rundowns.not_found');
-  return row;
-}
+import { scopeOf, type RundownsService } from './rundowns.js';
 
 /**
  * Who reaches a rundown's content: a caller (team and token scope apply) or the admin surface,
@@ -21,10 +11,13 @@ export type Reach = CallerContext | 'admin';
 
 /** Entry point of every content read and write of a rundown. */
 export class RundownAccess {
-  constructor(readonly repo: RundownsRepository) {}
+  constructor(
+    private readonly rundowns: RundownsService,
+    readonly repo: RundownsRepository,
+  ) {}
 
   read(reach: Reach, rundownId: string): Promise<RundownRow> {
-    return this.find(this.repo.db, reach, rundownId, false);
+    return this.find(reach, rundownId);
   }
 
   /**
@@ -32,12 +25,13 @@ export class RundownAccess {
    * writes to one rundown serialize: orders stay permutations and caps cannot be overrun.
    */
   write<T>(reach: Reach, rundownId: string, work: (tx: EntityManager, rundown: RundownRow) => Promise<T>): Promise<T> {
-    return this.repo.transaction(async (tx) => work(tx, await this.find(tx, reach, rundownId, true)));
+    return this.repo.transaction(async (tx) => work(tx, await this.find(reach, rundownId, tx)));
   }
 
-  private async find(db: Db, reach: Reach, id: string, forUpdate: boolean): Promise<RundownRow> {
-    if (reach !== 'admin') return visibleRundown(this.repo, db, scopeOf(reach), id, forUpdate);
-    const row = await this.repo.findById(db, id, forUpdate);
+  private async find(reach: Reach, id: string, tx?: EntityManager): Promise<RundownRow> {
+    const forUpdate = tx !== undefined;
+    if (reach !== 'admin') return this.rundowns.findVisible(scopeOf(reach), id, tx, forUpdate);
+    const row = await this.repo.findById(tx ?? this.repo.db, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;
   }

@@ -1,7 +1,6 @@
 import { AppError, limits, newId, plans, type CallerContext } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
-import { visibleRundown } from './access.js';
 import type { CursorCodec } from './cursor.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 
@@ -133,8 +132,12 @@ export class RundownsService {
     if (!(await this.repo.softDelete(scope.teamId, id))) throw new AppError('rundowns.not_found');
   }
 
-  private findVisible(scope: Scope, id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
-    return visibleRundown(this.repo, tx ?? this.repoDb(), scope, id, forUpdate);
+  /** A rundown the scope may see; `forUpdate` takes the row lock every content write starts with. */
+  async findVisible(scope: Scope, id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
+    if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
+    const row = await this.repo.find(tx ?? this.repoDb(), scope.teamId, id, forUpdate);
+    if (!row) throw new AppError('rundowns.not_found');
+    return row;
   }
 
   private repoDb() {
