@@ -15,6 +15,11 @@ export interface SystemUnderTest {
   startupMs: number;
   /** Everything the launcher's LAUNCHER_READY line said (ports, urls, secrets). */
   launcher: LauncherReady;
+  /**
+   * What another gateway process needs to join this system (every `<SERVICE>_ADDR`, REDIS_URL,
+   * ADMIN_SECRET, TOKEN_ENVIRONMENT): tests start extra gateways (shared budgets, a Redis cut).
+   */
+  gatewayEnv: Record<string, string>;
 }
 
 declare module 'vitest' {
@@ -44,6 +49,12 @@ export default async function setup(project: TestProject) {
     verbose: Boolean(process.env.E2E_VERBOSE),
   });
   const { ready } = system;
+  const gatewayEnv: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(ready.grpc_ports).map(([name, port]) => [`${name.toUpperCase()}_ADDR`, `127.0.0.1:${port}`])),
+    REDIS_URL: ready.redis_url,
+    ADMIN_SECRET: ready.admin_secret,
+    TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',
+  };
   project.provide('system', {
     baseUrl: ready.base_url,
     publicUrl: ready.public_url,
@@ -53,6 +64,7 @@ export default async function setup(project: TestProject) {
     databaseUrl: database.url,
     startupMs: system.startupMs,
     launcher: ready,
+    gatewayEnv,
   });
   return async () => {
     await system.stop();

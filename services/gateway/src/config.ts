@@ -16,6 +16,11 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       PUBLIC_URL: env.url(['http', 'https']).default('http://127.0.0.1:8080'),
       TOKEN_ENVIRONMENT: z.string().regex(/^[a-z0-9-]{1,32}$/).default('local'),
       ANON_RATE_LIMIT_PER_MINUTE: env.int(limits.anonymousRequestsPerMinute, 1),
+      /** Express `trust proxy`: behind an ingress, which X-Forwarded-For hops name the client (e.g. 1, or loopback). */
+      TRUST_PROXY: z
+        .string()
+        .transform((v): string | number | boolean => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
+        .optional(),
       GRPC_DEADLINE_MS: env.int(5_000, 100),
       LOG_LEVEL: env.logLevel(),
     },

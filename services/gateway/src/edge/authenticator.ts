@@ -35,6 +35,10 @@ export interface Principal {
 
 type KeyResolver = ReturnType<typeof createLocalJWKSet>;
 
+/** Verified claims of recently seen tokens: skips re-checking a signature the edge already checked. */
+const VERIFIED_CACHE_MAX = 10_000;
+const VERIFIED_CACHE_MS = 60_000;
+
 /**
  * Verifies v1 tokens at the edge: signature with the auth service's published keys (refetched
  * when an unknown `kid` appears, so keys rotate without downtime), an explicit algorithm
@@ -46,6 +50,8 @@ export class Authenticator {
   private resolver: KeyResolver | undefined;
   private lastRefresh = 0;
   private refreshing: Promise<void> | undefined;
+  /** token → its verified payload, until min(expiry, 60 s after verification). Revocation is still checked every time. */
+  private readonly verified = new Map<string, { payload: Record<string, unknown>; until: number }>();
 
   constructor(
     private readonly clients: Clients,
@@ -64,6 +70,7 @@ export class Authenticator {
         const response = await this.clients.auth.getVerificationKeys({}, { requestId: 'req_keys' });
         this.resolver = createLocalJWKSet(JSON.parse(response.jwks_json) as JSONWebKeySet);
         this.lastRefresh = Date.now();
+        this.verified.clear(); // a key may have been withdrawn
       } finally {
         this.refreshing = undefined;
       }
@@ -71,7 +78,22 @@ export class Authenticator {
     return this.refreshing;
   }
 
-  private async verify(token: string) {
+  private async verify(token: string): Promise<{ payload: Record<string, unknown> }> {
+    const now = Date.now();
+    const hit = this.verified.get(token);
+    if (hit && hit.until > now) return { payload: hit.payload };
+    if (hit) {
+      this.verified.delete(token);
+      if (typeof hit.payload.exp === 'number' && hit.payload.exp * 1000 <= now) throw new AppError('auth.token_expired');
+    }
+    const result = await this.verifySignature(token);
+    const exp = typeof result.payload.exp === 'number' ? result.payload.exp * 1000 : now;
+    if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { payload: result.payload, until: Math.min(exp, now + VERIFIED_CACHE_MS) });
+    return result;
+  }
+
+  private async verifySignature(token: string) {
     if (!this.resolver) await this.refreshKeys();
     const options = { algorithms: [...V1_TOKEN_ALGORITHMS], issuer: TOKEN_ISSUER, audience: this.environment };
     try {

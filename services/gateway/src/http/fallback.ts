@@ -7,7 +7,7 @@ import { expressPath, type RouteDef } from './route.js';
  * The catch-all after every route: a known path with another method is 405 with `Allow`,
  * anything else is 404 `not_found`, both as problem+json.
  */
-export function notFoundOrMethodNotAllowed(mounts: { prefix: string; routes: RouteDef[] }[]): RequestHandler {
+export function notFoundOrMethodNotAllowed(mounts: { prefix: string; routes: Pick<RouteDef, 'method' | 'path'>[] }[]): RequestHandler {
   const matchers = mounts.flatMap(({ prefix, routes }) =>
     routes.map((r) => ({ method: r.method.toUpperCase(), test: match(prefix + expressPath(r.path), { decode: false }) })),
   );

@@ -1,11 +1,17 @@
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
+import type { IdempotencyStore } from '../edge/idempotency.js';
+import type { RateLimiter } from '../edge/rate-limiter.js';
+import { apiReferenceHtml, errorReferenceHtml } from './docs.js';
 import { presentedToken } from './middleware/authenticate.js';
 import { notFoundOrMethodNotAllowed } from './fallback.js';
+import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/body.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
+import { openApiDocument, staticV1Routes } from './openapi.js';
 import { sendProblem } from './problem.js';
 import type { RouteDef } from './route.js';
 import { buildRouter, type EdgeHooks } from './v1/router.js';
@@ -15,16 +21,29 @@ export interface PublicAppOptions {
   authenticator: Authenticator;
   urls: PublicUrls;
   logger: Logger;
+  /** The v1 request budget (per team, per address without a valid token). */
+  rateLimiter: RateLimiter;
+  anonymousRateLimit: number;
+  idempotencyStore: IdempotencyStore;
+  /** Extra hooks after the edge's own (rate limit, body, idempotency). */
   hooks?: EdgeHooks;
   ready: () => boolean;
+  /** Express `trust proxy` (which X-Forwarded-For hops give the client address). */
+  trustProxy?: string | boolean | number;
 }
 
-/** The public listener: v1 (and later v0, docs), health endpoints, problem+json for everything else. */
+/**
+ * The public listener. A v1 request goes: request id → authentication (header, or query on the
+ * control surface) → rate limit (team bucket, or the address's without a valid token; headers on
+ * every answer) → body (1 MB cap, JSON) → idempotency → validation → role → handler. The docs, the
+ * OpenAPI document and every 404/405 are counted per address too. Health probes are not limited.
+ */
 export function createPublicApp(options: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.use(requestId);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -32,10 +51,38 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.get('/readyz', (_req, res) => {
     res.status(options.ready() ? 200 : 503).json({ status: options.ready() ? 'ready' : 'starting' });
   });
-  app.use(jsonBody);
+
+  const limit = rateLimit(options.rateLimiter, options.anonymousRateLimit);
+  // An unauthenticated request's body is never read: its 401 (or 429) comes first.
+  const bodyOfAuthenticated: RequestHandler = (req, res, next) => (res.locals.authError ? next() : jsonBody(req, res, next));
+  const hooks: EdgeHooks = {
+    before: [limit, bodyOfAuthenticated, idempotency(options.idempotencyStore, options.logger), ...(options.hooks?.before ?? [])],
+  };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
-  app.use('/v1', buildRouter(options.routes, authenticate, options.hooks));
-  app.use(notFoundOrMethodNotAllowed([{ prefix: '/v1', routes: options.routes }]));
+  app.use('/v1', buildRouter(options.routes, authenticate, hooks));
+
+  // Self-description, generated once from the route table and the error catalogue.
+  const document = openApiDocument(options.routes, options.urls);
+  const documentJson = JSON.stringify(document);
+  const reference = apiReferenceHtml(document, options.urls);
+  const errors = errorReferenceHtml(options.urls);
+  app.get('/v1/openapi.json', limit, (_req, res) => {
+    res.type('application/json').send(documentJson);
+  });
+  app.get(['/docs', '/docs/'], limit, (_req, res) => {
+    res.type('text/html; charset=utf-8').send(reference);
+  });
+  app.get(['/docs/api-v1/errors', '/docs/api-v1/errors/'], limit, (_req, res) => {
+    res.type('text/html; charset=utf-8').send(errors);
+  });
+
+  app.use(
+    limit,
+    notFoundOrMethodNotAllowed([
+      { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
+      { prefix: '', routes: [{ method: 'get', path: '/docs' }, { method: 'get', path: '/docs/api-v1/errors' }] },
+    ]),
+  );
   app.use(problemHandler(options.urls, options.logger));
   return app;
 }

@@ -1,0 +1,144 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** A completed answer as it is replayed. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface InFlightRecord {
+  v: 1;
+  state: 'in_flight';
+  fp: string;
+  owner: string;
+}
+
+interface DoneRecord extends StoredResponse {
+  v: 1;
+  state: 'done';
+  fp: string;
+}
+
+export type Claim =
+  | { outcome: 'acquired'; owner: string }
+  | { outcome: 'in_flight'; fingerprint: string }
+  | { outcome: 'done'; fingerprint: string; response: StoredResponse }
+  | { outcome: 'corrupt' };
+
+/** How long a completed answer is kept (CONTRACT §5). */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** How long a claim outlives a process that died mid-request (every call has a 5 s gRPC deadline). */
+export const IDEMPOTENCY_LOCK_MS = 30_000;
+
+// SET NX the in-flight claim, or return what is already there: one atomic step.
+const CLAIM = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
+return redis.call('GET', KEYS[1])`;
+
+// Replace the claim with the answer (or drop it), only if the claim is still ours.
+const SETTLE = `
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local ok, record = pcall(cjson.decode, current)
+if not ok or type(record) ~= 'table' or record.owner ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return 1`;
+
+type IdempotencyRedis = Redis & {
+  idemClaim(key: string, record: string, ttl: number): Promise<string | null>;
+  idemSettle(key: string, owner: string, record: string, ttl: number): Promise<number>;
+};
+
+/** JSON with object keys sorted at every depth, so `{a,b}` and `{b,a}` are the same body. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return '';
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** What makes two requests "the same" under one key: method, path and canonical body. */
+export function fingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+function decode(raw: string): InFlightRecord | DoneRecord | undefined {
+  let record: unknown;
+  try {
+    record = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!record || typeof record !== 'object') return undefined;
+  const r = record as { v?: unknown; fp?: unknown; state?: unknown; owner?: unknown; status?: unknown; body?: unknown; headers?: unknown };
+  if (r.v !== 1 || typeof r.fp !== 'string') return undefined;
+  if (r.state === 'in_flight' && typeof r.owner === 'string') return r as unknown as InFlightRecord;
+  if (
+    r.state === 'done' &&
+    Number.isInteger(r.status) &&
+    typeof r.body === 'string' &&
+    r.headers &&
+    typeof r.headers === 'object' &&
+    Object.values(r.headers).every((h) => typeof h === 'string')
+  ) {
+    return r as unknown as DoneRecord;
+  }
+  return undefined;
+}
+
+/**
+ * Idempotency records in Redis, shared by every gateway replica, keyed by (team, key). A request
+ * claims the key with `SET NX PX` (the claim expires if its process dies), runs, then replaces the
+ * claim with its answer for 24 h, or drops it when the answer must not be cached (5xx).
+ */
+export class IdempotencyStore {
+  private readonly redis: IdempotencyRedis;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix = 'idem:v1',
+  ) {
+    if (typeof (redis as unknown as Partial<IdempotencyRedis>).idemClaim !== 'function') {
+      redis.defineCommand('idemClaim', { numberOfKeys: 1, lua: CLAIM });
+      redis.defineCommand('idemSettle', { numberOfKeys: 1, lua: SETTLE });
+    }
+    this.redis = redis as IdempotencyRedis;
+  }
+
+  /** The Redis key: the client's key is hashed, so any 256 characters make a safe key. */
+  keyOf(teamId: string, key: string): string {
+    return `${this.prefix}:${teamId}:${createHash('sha256').update(key).digest('hex')}`;
+  }
+
+  async claim(redisKey: string, fp: string): Promise<Claim> {
+    const owner = randomBytes(12).toString('hex');
+    const record: InFlightRecord = { v: 1, state: 'in_flight', fp, owner };
+    const existing = await this.redis.idemClaim(redisKey, JSON.stringify(record), IDEMPOTENCY_LOCK_MS);
+    if (existing === null) return { outcome: 'acquired', owner };
+    const decoded = decode(existing);
+    if (!decoded) return { outcome: 'corrupt' };
+    if (decoded.state === 'in_flight') return { outcome: 'in_flight', fingerprint: decoded.fp };
+    return { outcome: 'done', fingerprint: decoded.fp, response: { status: decoded.status, headers: decoded.headers, body: decoded.body } };
+  }
+
+  async complete(redisKey: string, owner: string, fp: string, response: StoredResponse): Promise<void> {
+    const record: DoneRecord = { v: 1, state: 'done', fp, ...response };
+    await this.redis.idemSettle(redisKey, owner, JSON.stringify(record), IDEMPOTENCY_TTL_MS);
+  }
+
+  async release(redisKey: string, owner: string): Promise<void> {
+    await this.redis.idemSettle(redisKey, owner, '', 0);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger, PlanName } from '@rundown/shared';
+
+export const RATE_WINDOW_SECONDS = 60;
+
+/** Which budget a request is counted against. */
+export interface Bucket {
+  /** `team:<id>` for a verified token, `ip:<address>` otherwise. */
+  key: string;
+  /** Requests per window. */
+  limit: number;
+  /** The plan tier (`free`, `paid`), or `anonymous` for the per-address bucket. */
+  tier: PlanName | 'anonymous';
+}
+
+export interface Decision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (RateLimit-Reset; Retry-After when refused). */
+  resetSeconds: number;
+  tier: Bucket['tier'];
+  /** False when Redis could not answer and this replica decided alone (see the README). */
+  shared: boolean;
+}
+
+/**
+ * The v1 request budget: one atomic Redis operation per decision (rate-limiter-flexible's
+ * `RateLimiterRedis`, a Lua script run by EVALSHA: create the window key with `SET NX EX`, then
+ * `INCRBY` and `PTTL`). The window is a fixed 60 s window opened by the first request of the bucket
+ * and timed by Redis's own key expiry, so every gateway replica shares the same count and the same
+ * clock; no replica's clock is consulted.
+ *
+ * Redis unreachable: the decision falls back to an in-memory limiter with the same budget in this
+ * process (`shared: false`) rather than refusing everything or limiting nothing. Authenticated
+ * requests are refused anyway by the fail-closed revocation check, so this only keeps the public
+ * surface (docs, OpenAPI, error answers) up and bounded, with its RateLimit headers.
+ */
+export class RateLimiter {
+  private readonly limiters = new Map<number, RateLimiterRedis>();
+  private degradedSince = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly logger: Logger,
+    private readonly prefix = 'rl:v1',
+  ) {}
+
+  private limiter(points: number): RateLimiterRedis {
+    let limiter = this.limiters.get(points);
+    if (!limiter) {
+      limiter = new RateLimiterRedis({
+        storeClient: this.redis,
+        keyPrefix: this.prefix,
+        points,
+        duration: RATE_WINDOW_SECONDS,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${this.prefix}:local`, points, duration: RATE_WINDOW_SECONDS }),
+      });
+      this.limiters.set(points, limiter);
+    }
+    return limiter;
+  }
+
+  async decide(bucket: Bucket): Promise<Decision> {
+    const limit = Math.max(1, Math.floor(bucket.limit));
+    const shared = this.redis.status === 'ready';
+    let res: RateLimiterRes;
+    let allowed = true;
+    try {
+      res = await this.limiter(limit).consume(bucket.key, 1);
+    } catch (outcome) {
+      if (!(outcome instanceof RateLimiterRes)) throw outcome;
+      res = outcome;
+      allowed = false;
+    }
+    if (!shared && Date.now() - this.degradedSince > 30_000) {
+      this.degradedSince = Date.now();
+      this.logger.warn('redis unavailable: rate limits are enforced per replica until it is back');
+    }
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - res.consumedPoints),
+      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+      tier: bucket.tier,
+      shared,
+    };
+  }
+}

@@ -1,0 +1,119 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { describe, expect, it } from 'vitest';
+import { createLogger, errorCatalogue, errorCodes, isErrorCode } from '@rundown/shared';
+import { errorReferenceHtml, apiReferenceHtml } from './docs.js';
+import { openApiDocument, routeErrorCodes } from './openapi.js';
+import { createPublicApp } from './server.js';
+import { v1Routes } from './v1/index.js';
+
+const urls = {
+  base: 'http://api.test/v1',
+  docs: 'http://api.test/docs',
+  spec: 'http://api.test/v1/openapi.json',
+  errors: 'http://api.test/docs/api-v1/errors',
+};
+const routes = v1Routes({} as never, urls);
+const document = openApiDocument(routes, urls) as { openapi: string; paths: Record<string, Record<string, { 'x-error-codes': string[]; responses: Record<string, unknown> }>> };
+
+type Layer = { rawPath?: string; route?: { path: string | string[]; methods: Record<string, boolean> }; handle: { stack?: Layer[] } };
+
+/** Every (method, path) the public app answers under /v1, read from Express's own routing table. */
+function servedV1Routes(): string[] {
+  const app = createPublicApp({
+    routes,
+    authenticator: {} as never,
+    urls,
+    logger: createLogger('test'),
+    rateLimiter: {} as never,
+    anonymousRateLimit: 1,
+    idempotencyStore: {} as never,
+    ready: () => true,
+  });
+  const out: string[] = [];
+  const walk = (stack: Layer[], prefix: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        for (const path of [layer.route.path].flat()) {
+          for (const method of Object.keys(layer.route.methods)) out.push(`${method.toUpperCase()} ${prefix}${path}`);
+        }
+      } else if (layer.handle.stack) walk(layer.handle.stack, `${prefix}${layer.rawPath ?? ''}`);
+    }
+  };
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
+  return out
+    .filter((r) => r.split(' ')[1]!.startsWith('/v1/'))
+    .map((r) => r.replace(' /v1/', ' /').replace(/\\:/g, ':').replace(/\/:(\w+)/g, '/{$1}'));
+}
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document (@readme/openapi-parser)', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    expect(result.specification).toBe('OpenAPI');
+  });
+
+  it('describes every v1 route the gateway serves, and nothing it does not', () => {
+    const served = servedV1Routes().sort();
+    const documented = Object.entries(document.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
+    expect(served.length).toBeGreaterThan(5);
+    expect(documented).toEqual(served);
+  });
+
+  it('lists for each route every code it can answer with, grouped under the code’s status', () => {
+    for (const [path, ops] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const codes = op['x-error-codes'];
+        expect(codes.length, `${method} ${path}`).toBeGreaterThan(0);
+        expect(codes).toContain('rate_limit.exceeded');
+        expect(codes).toContain('internal.unhandled');
+        for (const code of codes) {
+          expect(isErrorCode(code), code).toBe(true);
+          expect(op.responses[String(errorCatalogue[code as keyof typeof errorCatalogue].status)], `${method} ${path} ${code}`).toBeDefined();
+        }
+      }
+    }
+    const create = document.paths['/rundowns']!.post!['x-error-codes'];
+    for (const code of ['auth.token_missing', 'auth.query_token_not_allowed', 'auth.revocation_check_unavailable', 'forbidden', 'idempotency.invalid_key', 'idempotency.in_flight', 'idempotency.key_mismatch', 'idempotency.cache_corrupt', 'payload.too_large', 'unsupported_media_type', 'rundowns.invalid_payload', 'plan.limit_exceeded']) {
+      expect(create, code).toContain(code);
+    }
+    // A read has no idempotency or body codes; GET /auth needs only VIEW, so it cannot be forbidden.
+    const auth = document.paths['/auth']!.get!['x-error-codes'];
+    expect(auth).not.toContain('idempotency.in_flight');
+    expect(auth).not.toContain('forbidden');
+    expect(document.paths['/openapi.json']!.get!['x-error-codes']).toEqual(['rate_limit.exceeded', 'internal.unhandled']);
+  });
+
+  it('offers the query token only on the control surface', () => {
+    const control = routeErrorCodes({ method: 'post', auth: 'control', role: 'SHOWCALL' });
+    expect(control).not.toContain('auth.query_token_not_allowed');
+    expect(control).toContain('auth.token_missing');
+    expect(routeErrorCodes({ method: 'get', auth: 'bearer', role: 'VIEW' })).toContain('auth.query_token_not_allowed');
+  });
+});
+
+describe('the reference pages', () => {
+  it('gives every catalogue code an anchor with its status, detail, details and recovery', () => {
+    const html = errorReferenceHtml(urls);
+    for (const code of errorCodes) {
+      const at = html.indexOf(`<section id="${code}">`);
+      expect(at, code).toBeGreaterThan(-1);
+      const section = html.slice(at, html.indexOf('</section>', at));
+      expect(section).toContain(`${errorCatalogue[code].status} ${errorCatalogue[code].title}`);
+      expect(section).toContain('Recovery');
+      for (const field of errorCatalogue[code].details ?? []) expect(section).toContain(`<code>${field}</code>`);
+    }
+    expect(html).not.toMatch(/<script|https?:\/\/(?!api\.test)/);
+  });
+
+  it('renders every operation of the document, linking its codes to the error reference', () => {
+    const html = apiReferenceHtml(document, urls);
+    for (const [path, ops] of Object.entries(document.paths)) {
+      for (const method of Object.keys(ops)) expect(html).toContain(`<span class="m ${method}">${method}</span> <code>${path}</code>`);
+    }
+    expect(html).toContain(`href="${urls.errors}#auth.token_missing"`);
+    expect(html).not.toMatch(/<script|<link/);
+  });
+});

@@ -1,0 +1,173 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { freePort, startGateway, type ExtraGateway } from '../support/gateway.js';
+import { expectProblem } from '../support/problems.js';
+
+let team: TestTeam;
+let owner: string;
+let redis: Redis;
+let replica: ExtraGateway;
+
+beforeAll(async () => {
+  team = await createTeam();
+  owner = await team.token('OWNER');
+  redis = new Redis(system().redisUrl);
+  replica = await startGateway();
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await replica?.stop();
+});
+
+const key = () => `key-${randomUUID()}`;
+const post = (body: unknown, k: string, token = owner) => v1('POST', '/rundowns', { token, body, headers: { 'idempotency-key': k } });
+
+async function titles(prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await v1('GET', '/rundowns', { token: owner, query: { limit: '100', ...(cursor ? { cursor } : {}) } });
+    out.push(...page.body.data.items.map((r: { title: string }) => r.title));
+    cursor = page.body.data.next_cursor ?? undefined;
+  } while (cursor);
+  return out.filter((t) => t.startsWith(prefix));
+}
+
+describe('Idempotency-Key (CONTRACT §5)', () => {
+  it('replays the original status, body and Location with Idempotent-Replayed: true', async () => {
+    const k = key();
+    const first = await post({ title: 'Idem replay' }, k);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await post({ title: 'Idem replay' }, k);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    expect(again.headers.get('x-request-id')).toBe(first.body.meta.request_id);
+    expect(again.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    expect(await titles('Idem replay')).toHaveLength(1);
+  });
+
+  it('treats the same body with keys in another order as the same request', async () => {
+    const k = key();
+    const a = await v1('POST', '/rundowns', { token: owner, rawBody: '{"title":"Idem order","status":"draft"}', headers: { 'content-type': 'application/json', 'idempotency-key': k } });
+    const b = await v1('POST', '/rundowns', { token: owner, rawBody: '{ "status": "draft", "title": "Idem order" }', headers: { 'content-type': 'application/json', 'idempotency-key': k } });
+    expect(a.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.body.data.id).toBe(a.body.data.id);
+  });
+
+  it('refuses the same key with another body, path or method: 422 idempotency.key_mismatch', async () => {
+    const k = key();
+    const created = await post({ title: 'Idem mismatch' }, k);
+    expect(created.status).toBe(201);
+    expectProblem(await post({ title: 'Idem mismatch, other body' }, k), 422, 'idempotency.key_mismatch');
+    const id = created.body.data.id as string;
+    expectProblem(await v1('PATCH', `/rundowns/${id}`, { token: owner, body: { title: 'Idem mismatch' }, headers: { 'idempotency-key': k } }), 422, 'idempotency.key_mismatch');
+    expectProblem(await v1('DELETE', `/rundowns/${id}`, { token: owner, headers: { 'idempotency-key': k } }), 422, 'idempotency.key_mismatch');
+    expect((await v1('GET', `/rundowns/${id}`, { token: owner })).status).toBe(200);
+  });
+
+  it('lets 20 concurrent identical POSTs with one key, spread over two gateway replicas, create exactly one resource', async () => {
+    const k = key();
+    const title = `Idem race ${randomUUID()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 ? call(`${replica.baseUrl}/rundowns`, 'POST', { token: owner, body: { title }, headers: { 'idempotency-key': k } }) : post({ title }, k),
+      ),
+    );
+    const created = answers.filter((r) => r.status === 201);
+    const busy = answers.filter((r) => r.status === 409);
+    expect(created.length + busy.length).toBe(20);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+    for (const res of busy) expectProblem(res, 409, 'idempotency.in_flight', new URL(res.body.type).origin);
+    // The original answer is what a retry with the same key gets.
+    const retry = await post({ title }, k);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.id).toBe(created[0]!.body.data.id);
+    expect(await titles(title)).toHaveLength(1);
+  });
+
+  it('scopes keys per team', async () => {
+    const k = key();
+    const other = await createTeam();
+    const mine = await post({ title: 'Idem team A' }, k);
+    const theirs = await post({ title: 'Idem team B' }, k, await other.token('OWNER'));
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('caches 4xx answers too, and replays a 204 delete', async () => {
+    const k = key();
+    const bad = await post({ title: '' }, k);
+    expectProblem(bad, 400, 'rundowns.invalid_payload');
+    const replayed = await post({ title: '' }, k);
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(replayed.body).toEqual(bad.body);
+
+    const doomed = await post({ title: 'Idem delete' }, key());
+    const d = key();
+    const del = await v1('DELETE', `/rundowns/${doomed.body.data.id}`, { token: owner, headers: { 'idempotency-key': d } });
+    expect(del.status).toBe(204);
+    const again = await v1('DELETE', `/rundowns/${doomed.body.data.id}`, { token: owner, headers: { 'idempotency-key': d } });
+    expect(again.status).toBe(204);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe('');
+  });
+
+  it('refuses a key over 256 characters with key_length and max; 256 is fine', async () => {
+    const long = 'k'.repeat(257);
+    const res = await post({ title: 'Idem long key' }, long);
+    expectProblem(res, 400, 'idempotency.invalid_key');
+    expect(res.body.details).toEqual({ key_length: 257, max: 256 });
+    expect((await post({ title: 'Idem 256 key' }, `${randomUUID()}`.padEnd(256, 'x'))).status).toBe(201);
+  });
+
+  it('ignores the key on reads', async () => {
+    const res = await v1('GET', '/rundowns', { token: owner, headers: { 'idempotency-key': 'x'.repeat(300) } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('answers 500 idempotency.cache_corrupt when the stored answer cannot be decoded', async () => {
+    const k = key();
+    expect((await post({ title: 'Idem corrupt' }, k)).status).toBe(201);
+    const redisKey = `idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`;
+    expect(await redis.exists(redisKey)).toBe(1);
+    expect(await redis.pttl(redisKey)).toBeGreaterThan(23 * 3600 * 1000);
+    await redis.set(redisKey, '{"v":1,"state":"done","fp":', 'KEEPTTL');
+    expectProblem(await post({ title: 'Idem corrupt' }, k), 500, 'idempotency.cache_corrupt');
+    expect(await titles('Idem corrupt')).toHaveLength(1);
+  });
+
+  describe('with a gateway replica whose rundown service is unreachable', () => {
+    let broken: ExtraGateway;
+    beforeAll(async () => {
+      broken = await startGateway({ RUNDOWN_ADDR: `127.0.0.1:${await freePort()}`, GRPC_DEADLINE_MS: '500' });
+    });
+    afterAll(() => broken?.stop());
+
+    it('never caches a 5xx: the same key runs again (on another replica) and succeeds', async () => {
+      const k = key();
+      const title = `Idem 5xx ${randomUUID()}`;
+      const failed = await call(`${broken.baseUrl}/rundowns`, 'POST', { token: owner, body: { title }, headers: { 'idempotency-key': k } });
+      expect(failed.status, failed.text).toBeGreaterThanOrEqual(500);
+      const retried = await post({ title }, k);
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      const replay = await call(`${broken.baseUrl}/rundowns`, 'POST', { token: owner, body: { title }, headers: { 'idempotency-key': k } });
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.data.id).toBe(retried.body.data.id);
+    });
+  });
+});
