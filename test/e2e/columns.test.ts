@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCli } from '../support/cli.js';
-import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { admin, createTeam, system, v1, type ApiResponse, type TestTeam } from '../support/client.js';
 import { storedColumns } from '../support/db.js';
-import { expectProblem } from '../support/problem.js';
+import { expectProblem } from '../support/problems.js';
 
 let team: TestTeam;
 let owner: string;
@@ -29,6 +29,13 @@ async function adminColumn(rundownId: string, body: Record<string, unknown>): Pr
   const res = await admin('POST', `/rundowns/${rundownId}/columns`, body);
   expect(res.status, res.text).toBe(201);
   return res.body.data.id;
+}
+
+/** The admin listener answers problem+json too, without the public edge's rate limiting. */
+function expectAdminProblem(res: ApiResponse, status: number, code: string) {
+  expect(res.status, res.text).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, code, request_id: res.headers.get('x-request-id') });
 }
 
 /** The public names in display order, as the list returns them; checks the rundown's column_order agrees. */
@@ -173,9 +180,9 @@ describe('creating and positioning columns', () => {
 
   it('refuses bad admin column bodies and unknown rundowns', async () => {
     const badType = await admin('POST', `/rundowns/${rundown.id}/columns`, { name: 'z', type: 'video' });
-    expectProblem(badType, 400, 'columns.invalid_payload');
+    expectAdminProblem(badType, 400, 'columns.invalid_payload');
     expect(badType.body.details.issues[0].path).toEqual(['type']);
-    expectProblem(await admin('POST', '/rundowns/rd_missing/columns', { name: 'z' }), 404, 'rundowns.not_found');
+    expectAdminProblem(await admin('POST', '/rundowns/rd_missing/columns', { name: 'z' }), 404, 'rundowns.not_found');
   });
 });
 
@@ -264,7 +271,8 @@ describe('the 50-column cap', () => {
     expectProblem(over, 422, 'columns.too_many');
     expect(over.body.details).toEqual({ limit: 50, received: 51, unit: 'columns' });
     const overAdmin = await admin('POST', `/rundowns/${rundown.id}/columns`, { name: 'p4', private: true });
-    expectProblem(overAdmin, 422, 'columns.too_many');
+    expectAdminProblem(overAdmin, 422, 'columns.too_many');
+    expect(overAdmin.body.details).toEqual({ limit: 50, received: 51, unit: 'columns' });
     expect((await names(rundown.id)).length).toBe(47);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, system, v1, type TestTeam } from '../support/client.js';
-import { expectProblem } from '../support/problem.js';
+import { expectProblem } from '../support/problems.js';
 
 let team: TestTeam;
 let owner: string;

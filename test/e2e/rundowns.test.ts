@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createTeam, REQUEST_ID, system, v1, type TestTeam } from '../support/client.js';
-import { expectProblem } from '../support/problem.js';
 
 let team: TestTeam;
 let owner: string;
@@ -9,6 +8,20 @@ beforeAll(async () => {
   team = await createTeam();
   owner = await team.token('OWNER');
 });
+
+function expectProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body.code).toBe(code);
+  expect(res.body.status).toBe(status);
+  expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+  expect(res.body.type).toBe(`${system().publicUrl}/docs/api-v1/errors#${code}`);
+  expect(res.body.documentation_url).toBe(res.body.type);
+  expect(res.body.spec_url).toBe(`${system().baseUrl}/openapi.json`);
+  expect(typeof res.body.server_time).toBe('number');
+  expect(typeof res.body.title).toBe('string');
+  expect(typeof res.body.detail).toBe('string');
+}
 
 describe('envelope and request id', () => {
   it('wraps a success in the v1 envelope with meta and the same request id as the header', async () => {
