@@ -12,13 +12,13 @@ const usage = `Usage: npm run admin -- <command> [arguments] [options]
   teams create <name> [--plan free|paid] [--rate-limit N] [--max-rundowns N]
   teams get <team_id>
   teams update <team_id> [--plan free|paid] [--rate-limit N|none] [--max-rundowns N|none]
+  columns create <rundown_id> --name NAME [--type text|select|image|attachment] [--private]
+                                   a column the API cannot create (read-only type, or private)
   tokens mint <team_id> --role VIEW|SHOWCALL|EDIT|OWNER [--ttl SECONDS] [--rundown ID] [--name NAME] [--environment ENV]
   tokens list <team_id>
   tokens revoke <token_id>
   tokens rotate <team_id>          every token of the team issued before now is rejected
   v0-token <team_id>               issue the team's v0 token (the previous one stops working)
-  columns create <rundown_id> --name NAME [--type text|select|image|attachment] [--private]
-                                   a column the API cannot create (read-only type, or private)
 
 Environment: ADMIN_URL (default http://127.0.0.1:8081/admin), ADMIN_SECRET (default: from DATA_DIR/secrets.json).
 Prints the answer's data as JSON; on an error prints the problem document and exits 1.`;
@@ -110,6 +110,13 @@ switch (`${group} ${group === 'v0-token' ? '' : (action ?? '')}`.trim()) {
       max_rundowns: override(values['max-rundowns'], 'max-rundowns'),
     }));
     break;
+  case 'columns create':
+    await send('POST', `/rundowns/${need(arg, '<rundown_id>')}/columns`, defined({
+      name: need(values.name, '--name'),
+      type: values.type,
+      private: values.private,
+    }));
+    break;
   case 'tokens mint':
     await send('POST', `/teams/${need(arg, '<team_id>')}/tokens`, defined({
       role: need(values.role, '--role'),
@@ -127,13 +134,6 @@ switch (`${group} ${group === 'v0-token' ? '' : (action ?? '')}`.trim()) {
     break;
   case 'tokens rotate':
     await send('POST', `/teams/${need(arg, '<team_id>')}/tokens:rotate`);
-    break;
-  case 'columns create':
-    await send('POST', `/rundowns/${need(arg, '<rundown_id>')}/columns`, defined({
-      name: need(values.name, '--name'),
-      type: values.type,
-      private: values.private,
-    }));
     break;
   case 'v0-token':
     await send('POST', `/teams/${need(action, '<team_id>')}/v0-token`);

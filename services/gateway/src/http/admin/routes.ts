@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { limits, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { Clients } from '../../edge/clients.js';
-import { defineRoute, type RouteDef } from '../route.js';
 import { columnJson, orderChanged } from '../v1/columns.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
+import { defineRoute, type RouteDef } from '../route.js';
 
 export function teamJson(t: Team) {
   return {
@@ -165,17 +165,6 @@ export function adminRoutes(clients: Clients): RouteDef[] {
     }),
     defineRoute({
       method: 'post',
-      path: '/teams/{team_id}/v0-token',
-      summary: 'Issue the team’s v0 token (the previous one stops working)',
-      tag: 'Admin',
-      auth: 'bearer',
-      handler: async ({ params, caller }) => {
-        const { token } = await clients.auth.issueV0Token({ team_id: params.team_id! }, caller);
-        return { status: 201, data: { token } };
-      },
-    }),
-    defineRoute({
-      method: 'post',
       path: '/rundowns/{id}/columns',
       summary: 'Create a column of any type, private or public, in any team’s rundown (appended)',
       tag: 'Admin',
@@ -192,6 +181,17 @@ export function adminRoutes(clients: Clients): RouteDef[] {
           data: { ...columnJson(written.column!), private: written.column!.private },
           sideEffects: orderChanged(params.id!, written),
         };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/teams/{team_id}/v0-token',
+      summary: 'Issue the team’s v0 token (the previous one stops working)',
+      tag: 'Admin',
+      auth: 'bearer',
+      handler: async ({ params, caller }) => {
+        const { token } = await clients.auth.issueV0Token({ team_id: params.team_id! }, caller);
+        return { status: 201, data: { token } };
       },
     }),
   ];
