@@ -12,6 +12,8 @@ const usage = `Usage: npm run admin -- <command> [arguments] [options]
   teams create <name> [--plan free|paid] [--rate-limit N] [--max-rundowns N]
   teams get <team_id>
   teams update <team_id> [--plan free|paid] [--rate-limit N|none] [--max-rundowns N|none]
+  columns create <rundown_id> --name NAME [--type text|select|image|attachment] [--private]
+                                   a column the API cannot create (read-only type, or private)
   tokens mint <team_id> --role VIEW|SHOWCALL|EDIT|OWNER [--ttl SECONDS] [--rundown ID] [--name NAME] [--environment ENV]
   tokens list <team_id>
   tokens revoke <token_id>
@@ -33,6 +35,8 @@ const { values, positionals } = parseArgs({
     rundown: { type: 'string' },
     name: { type: 'string' },
     environment: { type: 'string' },
+    type: { type: 'string' },
+    private: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -105,6 +109,13 @@ switch (`${group} ${group === 'v0-token' ? '' : (action ?? '')}`.trim()) {
       plan: values.plan,
       rate_limit_per_minute: override(values['rate-limit'], 'rate-limit'),
       max_rundowns: override(values['max-rundowns'], 'max-rundowns'),
+    }));
+    break;
+  case 'columns create':
+    await send('POST', `/rundowns/${need(arg, '<rundown_id>')}/columns`, defined({
+      name: need(values.name, '--name'),
+      type: values.type,
+      private: values.private,
     }));
     break;
   case 'tokens mint':

@@ -1,5 +1,19 @@
 import { createDataSource, createLogger, runMigrations, runService, startGrpcServer } from '@rundown/shared';
 import { rundownConfig } from './config.js';
+import { RundownAccess } from './domain/access.js';
+import { noCellsYet } from './domain/cells-port.js';
+import { ColumnsService } from './domain/columns.js';
+import { MentionsService } from './domain/mentions.js';
+import { OutputMessageService } from './domain/output-message.js';
+import { TextVariablesService } from './domain/text-variables.js';
+import { ColumnsRepository } from './repositories/columns.js';
+import { MentionsRepository } from './repositories/mentions.js';
+import { OutputMessagesRepository } from './repositories/output-messages.js';
+import { TextVariablesRepository } from './repositories/text-variables.js';
+import { columnHandlers } from './grpc/columns.js';
+import { mentionHandlers } from './grpc/mentions.js';
+import { outputMessageHandlers } from './grpc/output-message.js';
+import { textVariableHandlers } from './grpc/text-variables.js';
 import { migrations } from './migrations/index.js';
 import { RundownsRepository } from './repositories/rundowns.js';
 import { CursorCodec } from './domain/cursor.js';
@@ -26,9 +40,17 @@ export async function main(argv: string[]): Promise<void> {
     const cuesRepo = new CuesRepository(db);
     const rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore);
     const cues = new CuesService(rundowns, cuesRepo);
+    const access = new RundownAccess(rundowns, new RundownsRepository(db));
     const grpc = await startGrpcServer({
       port: config.GRPC_PORT,
-      services: [rundownHandlers(rundowns, cues), cueHandlers(cues)],
+      services: [
+        rundownHandlers(rundowns, cues),
+        cueHandlers(cues),
+        columnHandlers(new ColumnsService(access, new ColumnsRepository(), noCellsYet)),
+        mentionHandlers(new MentionsService(access, new MentionsRepository())),
+        textVariableHandlers(new TextVariablesService(access, new TextVariablesRepository())),
+        outputMessageHandlers(new OutputMessageService(access, new OutputMessagesRepository())),
+      ],
       logger,
     });
     logger.info({ port: grpc.port }, 'rundown service ready');

@@ -21,6 +21,8 @@ export const limits = {
   mentionNameChars: 100,
   mentionDescriptionChars: 1_000,
   textVariableValueChars: 10_000,
+  /** Text-variable keys: the characters and length allowed. */
+  textVariableKey: /^[A-Za-z0-9_]{1,64}$/,
   outputMessageChars: 1_000,
   v0RequestsPerMinute: 60,
   anonymousRequestsPerMinute: 600,

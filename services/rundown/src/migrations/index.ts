@@ -1,3 +1,4 @@
 import { Rundowns1763800000000 } from './1763800000000-rundowns.js';
+import { Content1763960000000 } from './1763960000000-content.js';
 
-export const migrations = [Rundowns1763800000000];
+export const migrations = [Rundowns1763800000000, Content1763960000000];

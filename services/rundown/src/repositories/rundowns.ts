@@ -108,6 +108,15 @@ export class RundownsRepository {
     return rows[0];
   }
 
+  /** A live rundown of any team, for the admin surface (which has no team). */
+  async findById(db: Db, id: string, forUpdate = false): Promise<RundownRow | undefined> {
+    const rows = (await db.query(
+      `SELECT ${rundownColumns} FROM rundown.rundowns WHERE id = $1 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id],
+    )) as RundownRow[];
+    return rows[0];
+  }
+
   async page(
     teamId: string,
     limit: number,

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { limits, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { Clients } from '../../edge/clients.js';
+import { columnJson, orderChanged } from '../v1/columns.js';
+import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { cueJson } from '../v1/records.js';
 
@@ -162,6 +164,26 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       handler: async ({ params, caller }) => {
         await clients.auth.rotateTeamTokens({ team_id: params.team_id! }, caller);
         return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/rundowns/{id}/columns',
+      summary: 'Create a column of any type, private or public, in any team’s rundown (appended)',
+      tag: 'Admin',
+      auth: 'bearer',
+      body: adminCreateColumnBody,
+      bodyError: 'columns.invalid_payload',
+      successStatus: 201,
+      errors: ['rundowns.not_found', 'columns.too_many'],
+      response: adminColumnRecord,
+      handler: async ({ params, body, caller }) => {
+        const written = await clients.columns.adminCreateColumn({ rundown_id: params.id!, ...body }, caller);
+        return {
+          status: 201,
+          data: { ...columnJson(written.column!), private: written.column!.private },
+          sideEffects: orderChanged(params.id!, written),
+        };
       },
     }),
     defineRoute({

@@ -2,10 +2,22 @@ import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import type { RouteDef } from '../route.js';
 import { authRoutes } from './auth.js';
+import { columnRoutes } from './columns.js';
 import { cueRoutes } from './cues.js';
+import { mentionRoutes } from './mentions.js';
+import { outputMessageRoutes } from './output-message.js';
 import { rundownRoutes } from './rundowns.js';
+import { textVariableRoutes } from './text-variables.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
 export function v1Routes(clients: Clients, urls: PublicUrls): RouteDef[] {
-  return [...authRoutes(clients), ...rundownRoutes(clients, urls), ...cueRoutes(clients, urls)];
+  return [
+    ...authRoutes(clients),
+    ...rundownRoutes(clients, urls),
+    ...cueRoutes(clients, urls),
+    ...columnRoutes(clients, urls),
+    ...mentionRoutes(clients, urls),
+    ...textVariableRoutes(clients, urls),
+    ...outputMessageRoutes(clients),
+  ];
 }

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+import { color } from './common.js';
+
+const name = z.string().trim().min(1).max(limits.mentionNameChars);
+const optionalFields = {
+  /** null clears the colour (a mention has none by default). */
+  color: color.nullable().optional(),
+  description: z.string().max(limits.mentionDescriptionChars).optional(),
+};
+
+export const createMentionBody = z.strictObject({ name, ...optionalFields });
+
+export const patchMentionBody = z.strictObject({ name: name.optional(), ...optionalFields });
+
+/** Upsert by id: an item with `id` changes that mention, one without creates a mention. */
+export const bulkMentionsBody = z.strictObject({
+  items: z.array(z.strictObject({ id: z.string().min(1).optional(), name, ...optionalFields })),
+});
+
+export const mentionRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  color: z.string().nullable(),
+  description: z.string(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+import { color } from './common.js';
+
+export const patchOutputMessageBody = z.strictObject({
+  text: z.string().max(limits.outputMessageChars).optional(),
+  visible: z.boolean().optional(),
+  color: color.optional(),
+  bold: z.boolean().optional(),
+  underline: z.boolean().optional(),
+});
+
+export const outputMessageRecord = z.object({
+  text: z.string(),
+  visible: z.boolean(),
+  color: z.string(),
+  bold: z.boolean(),
+  underline: z.boolean(),
+  /** null until the message is first written (it reads as the defaults until then). */
+  updated_at: z.iso.datetime().nullable(),
+});

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+
+const key = z.string().regex(limits.textVariableKey, 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _');
+const value = z.string().max(limits.textVariableValueChars);
+
+export const createTextVariableBody = z.strictObject({ key, value });
+
+export const patchTextVariableBody = z.strictObject({ value });
+
+/** `merge` (default) sets the items and keeps the rest; `replace` makes the items the whole set. */
+export const bulkTextVariablesBody = z.strictObject({
+  mode: z.enum(['merge', 'replace']).default('merge'),
+  items: z.array(createTextVariableBody),
+});
+
+export const textVariableRecord = z.object({
+  key: z.string(),
+  value: z.string(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});

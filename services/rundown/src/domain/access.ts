@@ -1,0 +1,38 @@
+import { AppError, type CallerContext } from '@rundown/shared';
+import type { EntityManager } from 'typeorm';
+import type { RundownRow, RundownsRepository } from '../repositories/rundowns.js';
+import { scopeOf, type RundownsService } from './rundowns.js';
+
+/**
+ * Who reaches a rundown's content: a caller (team and token scope apply) or the admin surface,
+ * which has no team and may reach any live rundown by id. Only the admin RPCs pass `admin`.
+ */
+export type Reach = CallerContext | 'admin';
+
+/** Entry point of every content read and write of a rundown. */
+export class RundownAccess {
+  constructor(
+    private readonly rundowns: RundownsService,
+    readonly repo: RundownsRepository,
+  ) {}
+
+  read(reach: Reach, rundownId: string): Promise<RundownRow> {
+    return this.find(reach, rundownId);
+  }
+
+  /**
+   * Runs a content write in one transaction that first locks the rundown row, so concurrent
+   * writes to one rundown serialize: orders stay permutations and caps cannot be overrun.
+   */
+  write<T>(reach: Reach, rundownId: string, work: (tx: EntityManager, rundown: RundownRow) => Promise<T>): Promise<T> {
+    return this.repo.transaction(async (tx) => work(tx, await this.find(reach, rundownId, tx)));
+  }
+
+  private async find(reach: Reach, id: string, tx?: EntityManager): Promise<RundownRow> {
+    const forUpdate = tx !== undefined;
+    if (reach !== 'admin') return this.rundowns.findVisible(scopeOf(reach), id, tx, forUpdate);
+    const row = await this.repo.findById(tx ?? this.repo.db, id, forUpdate);
+    if (!row) throw new AppError('rundowns.not_found');
+    return row;
+  }
+}

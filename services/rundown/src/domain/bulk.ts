@@ -1,0 +1,11 @@
+import { AppError, limits } from '@rundown/shared';
+
+/** Every `:bulk` operation carries at most `limits.bulkItems` items. */
+export function checkBulkSize(received: number, resource: string): void {
+  if (received > limits.bulkItems) {
+    throw new AppError('bulk.too_many_items', {
+      detail: `A bulk request carries at most ${limits.bulkItems} items; this one has ${received}.`,
+      details: { limit: limits.bulkItems, received, unit: 'items', resource },
+    });
+  }
+}

@@ -1,0 +1,170 @@
+import { AppError, limits, newId } from '@rundown/shared';
+import type { EntityManager } from 'typeorm';
+import type { ColumnsRepository, Db } from '../repositories/columns.js';
+import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
+import type { Reach, RundownAccess } from './access.js';
+import type { CellsPort } from './cells-port.js';
+import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
+
+export type ColumnType = ColumnRow['type'];
+const columnTypes: readonly string[] = ['text', 'select', 'image', 'attachment'] satisfies ColumnType[];
+const isColumnType = (type: string): type is ColumnType => columnTypes.includes(type);
+
+export interface ColumnWrite {
+  column: ColumnRow;
+  /** The public order after the write. */
+  column_order: string[];
+  column_order_changed: boolean;
+}
+
+/** The columns of one rundown as the write sees them (under the rundown lock). */
+interface Layout {
+  order: string[];
+  byId: Map<string, ColumnRow>;
+}
+
+const isPublic = (layout: Layout, id: string) => layout.byId.get(id)?.private === false;
+const publicOrder = (layout: Layout) => layout.order.filter((id) => isPublic(layout, id));
+const sameOrder = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
+
+/**
+ * Columns of a rundown. The rundown row's `column_ids` is the one authority on order (private
+ * columns included); callers see and address only public columns, and create only text ones.
+ */
+export class ColumnsService {
+  constructor(
+    private readonly access: RundownAccess,
+    private readonly repo: ColumnsRepository,
+    private readonly cells: CellsPort,
+  ) {}
+
+  async list(reach: Reach, rundownId: string): Promise<ColumnRow[]> {
+    const rundown = await this.access.read(reach, rundownId);
+    const layout = await this.layout(this.access.repo.db, rundown);
+    return publicOrder(layout).map((id) => layout.byId.get(id)!);
+  }
+
+  async get(reach: Reach, rundownId: string, columnId: string): Promise<ColumnRow> {
+    const rundown = await this.access.read(reach, rundownId);
+    return this.publicColumn(await this.layout(this.access.repo.db, rundown), rundownId, columnId);
+  }
+
+  create(reach: Reach, rundownId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {
+    return this.insert(reach, rundownId, { name: input.name, type: 'text', private: false }, input);
+  }
+
+  /** The admin surface's create: any type, private or public (appended). */
+  async adminCreate(rundownId: string, input: { name: string; type: string; private: boolean }): Promise<ColumnWrite> {
+    const { type } = input;
+    if (!isColumnType(type)) {
+      throw AppError.validation('columns.invalid_payload', [{ path: ['type'], message: `Unknown column type "${type}".`, code: 'invalid_value' }]);
+    }
+    return this.insert('admin', rundownId, { name: input.name, type, private: input.private }, {});
+  }
+
+  update(reach: Reach, rundownId: string, columnId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {
+    return this.access.write(reach, rundownId, async (tx, rundown) => {
+      const layout = await this.layout(tx, rundown);
+      const column = this.publicColumn(layout, rundownId, columnId);
+      await this.checkName(tx, rundownId, input.name, columnId);
+      const positioned = input.before_column_id !== undefined || input.after_column_id !== undefined;
+      const order = positioned ? placeColumn(layout.order, columnId, this.checkPosition(layout, input)) : layout.order;
+      await this.repo.rename(tx, columnId, input.name);
+      const changed = await this.saveOrder(tx, rundown, layout, order);
+      return { column: await this.repo.get(tx, column.id), column_order: publicOrder({ ...layout, order }), column_order_changed: changed };
+    });
+  }
+
+  async delete(reach: Reach, rundownId: string, columnId: string): Promise<{ cell_count: number; column_order: string[] }> {
+    const column_order = await this.access.write(reach, rundownId, async (tx, rundown) => {
+      const layout = await this.layout(tx, rundown);
+      this.publicColumn(layout, rundownId, columnId);
+      const order = layout.order.filter((id) => id !== columnId);
+      await this.repo.remove(tx, columnId);
+      await this.repo.setOrder(tx, rundownId, order);
+      return publicOrder({ ...layout, order });
+    });
+    // Outside the rundown lock, so a slow cells service never stalls other writes; the column is
+    // gone for good, so its cells are unreachable whatever happens here.
+    const cell_count = await this.cells.deleteColumnCells(rundownId, columnId);
+    return { cell_count, column_order };
+  }
+
+  reorder(reach: Reach, rundownId: string, columnIds: string[]): Promise<{ items: ColumnRow[]; column_order_changed: boolean }> {
+    return this.access.write(reach, rundownId, async (tx, rundown) => {
+      const layout = await this.layout(tx, rundown);
+      const problem = reorderProblem(publicOrder(layout), columnIds);
+      if (problem) throw new AppError('columns.invalid_reorder', { details: problem });
+      const order = reorderColumns(layout.order, (id) => !isPublic(layout, id), columnIds);
+      const changed = await this.saveOrder(tx, rundown, layout, order);
+      return { items: columnIds.map((id) => layout.byId.get(id)!), column_order_changed: changed };
+    });
+  }
+
+  private insert(
+    reach: Reach,
+    rundownId: string,
+    input: { name: string; type: ColumnType; private: boolean },
+    position: ColumnPosition,
+  ): Promise<ColumnWrite> {
+    return this.access.write(reach, rundownId, async (tx, rundown) => {
+      const layout = await this.layout(tx, rundown);
+      if (layout.order.length + 1 > limits.columnsPerRundown) {
+        throw new AppError('columns.too_many', {
+          details: { limit: limits.columnsPerRundown, received: layout.order.length + 1, unit: 'columns' },
+        });
+      }
+      const checked = this.checkPosition(layout, position);
+      await this.checkName(tx, rundownId, input.name);
+      const id = newId('col');
+      await this.access.repo.insertColumns(tx, [{ id, rundown_id: rundownId, ...input }]);
+      const order = placeColumn(layout.order, id, checked);
+      await this.repo.setOrder(tx, rundownId, order);
+      const column = await this.repo.get(tx, id);
+      const after: Layout = { order, byId: new Map(layout.byId).set(id, column) };
+      return { column, column_order: publicOrder(after), column_order_changed: !input.private };
+    });
+  }
+
+  private async layout(db: Db, rundown: RundownRow): Promise<Layout> {
+    const rows = await this.repo.all(db, rundown.id);
+    return { order: rundown.column_ids, byId: new Map(rows.map((c) => [c.id, c])) };
+  }
+
+  /** The column, unless it is missing or private (a private column does not exist for callers). */
+  private publicColumn(layout: Layout, rundownId: string, columnId: string): ColumnRow {
+    if (!isPublic(layout, columnId)) throw new AppError('columns.not_found', { details: { rundown_id: rundownId, column_id: columnId } });
+    return layout.byId.get(columnId)!;
+  }
+
+  /** The position with its target checked (only a public column can be a neighbour). */
+  private checkPosition(layout: Layout, { before_column_id, after_column_id }: ColumnPosition): ColumnPosition {
+    if (before_column_id !== undefined && after_column_id !== undefined) {
+      throw AppError.validation('columns.invalid_payload', [
+        { path: ['after_column_id'], message: 'Give at most one of before_column_id and after_column_id.', code: 'custom' },
+      ]);
+    }
+    const [field, target] = before_column_id !== undefined ? ['before_column_id', before_column_id] : ['after_column_id', after_column_id];
+    if (target !== undefined && !isPublic(layout, target)) {
+      throw new AppError('columns.invalid_position', {
+        detail: `No public column "${target}" in the rundown to place the column next to.`,
+        details: { [field]: target },
+      });
+    }
+    return { before_column_id, after_column_id };
+  }
+
+  private async checkName(tx: EntityManager, rundownId: string, name: string, exceptId?: string): Promise<void> {
+    if (await this.repo.nameTaken(tx, rundownId, name, exceptId)) {
+      throw AppError.validation('columns.invalid_payload', [
+        { path: ['name'], message: `A column named "${name}" already exists in the rundown.`, code: 'custom' },
+      ]);
+    }
+  }
+
+  private async saveOrder(tx: EntityManager, rundown: RundownRow, layout: Layout, order: string[]): Promise<boolean> {
+    if (sameOrder(layout.order, order)) return false;
+    await this.repo.setOrder(tx, rundown.id, order);
+    return true;
+  }
+}

@@ -1,0 +1,108 @@
+import { AppError, limits, newId } from '@rundown/shared';
+import type { MentionRow, MentionsRepository, MentionValues } from '../repositories/mentions.js';
+import type { Reach, RundownAccess } from './access.js';
+import { checkBulkSize } from './bulk.js';
+import { duplicatesBy } from './duplicates.js';
+
+/** Fields of a create, PATCH or bulk item; absent ones keep their value (or default, on create). */
+export interface MentionFields {
+  name?: string;
+  /** null clears the colour. */
+  color?: string | null;
+  description?: string;
+}
+
+/** A batch item: with an id it changes that mention, without one it creates a mention. */
+export interface MentionItem {
+  id?: string;
+  fields: MentionFields;
+}
+
+/**
+ * Mentions of a rundown: names unique per rundown, at most `limits.mentionsPerRundown`. Create,
+ * PATCH and bulk are one operation (apply a batch, then check the resulting set), so they
+ * answer the same errors for the same faults.
+ */
+export class MentionsService {
+  constructor(
+    private readonly access: RundownAccess,
+    private readonly repo: MentionsRepository,
+  ) {}
+
+  async list(reach: Reach, rundownId: string): Promise<MentionRow[]> {
+    await this.access.read(reach, rundownId);
+    return this.repo.all(this.access.repo.db, rundownId);
+  }
+
+  async get(reach: Reach, rundownId: string, id: string): Promise<MentionRow> {
+    await this.access.read(reach, rundownId);
+    const mention = await this.repo.find(this.access.repo.db, rundownId, id);
+    if (!mention) throw notFound(rundownId, id);
+    return mention;
+  }
+
+  async create(reach: Reach, rundownId: string, fields: MentionFields): Promise<MentionRow> {
+    const [created] = await this.apply(reach, rundownId, [{ fields }]);
+    return created!;
+  }
+
+  async update(reach: Reach, rundownId: string, id: string, fields: MentionFields): Promise<MentionRow> {
+    if (!Object.keys(fields).length) throw new AppError('mentions.empty_patch');
+    const [updated] = await this.apply(reach, rundownId, [{ id, fields }]);
+    return updated!;
+  }
+
+  bulk(reach: Reach, rundownId: string, items: MentionItem[]): Promise<MentionRow[]> {
+    checkBulkSize(items.length, 'mentions');
+    const duplicates = duplicatesBy(items, (i) => i.id);
+    if (duplicates.length) {
+      throw new AppError('mentions.duplicate_id', { details: { duplicates: duplicates.map((d) => ({ id: d.key, indexes: d.indexes })) } });
+    }
+    return this.apply(reach, rundownId, items);
+  }
+
+  async delete(reach: Reach, rundownId: string, id: string): Promise<void> {
+    await this.access.write(reach, rundownId, async (tx) => {
+      if (!(await this.repo.remove(tx, rundownId, id))) throw notFound(rundownId, id);
+    });
+  }
+
+  /** Applies the items in order, all or nothing; answers the written mentions in item order. */
+  private apply(reach: Reach, rundownId: string, items: MentionItem[]): Promise<MentionRow[]> {
+    return this.access.write(reach, rundownId, async (tx) => {
+      const current = new Map((await this.repo.all(tx, rundownId)).map((m) => [m.id, m]));
+      const next = new Map<string, MentionValues>([...current].map(([id, m]) => [id, m]));
+      const created: MentionValues[] = [];
+      const ids = items.map((item) => {
+        const before = item.id === undefined ? undefined : next.get(item.id);
+        if (item.id !== undefined && !before) throw notFound(rundownId, item.id);
+        const name = item.fields.name ?? before?.name;
+        if (name === undefined) {
+          throw AppError.validation('mentions.invalid_payload', [{ path: ['name'], message: 'A new mention needs a name.', code: 'invalid_type' }]);
+        }
+        const values: MentionValues = {
+          id: before?.id ?? newId('mnt'),
+          name,
+          color: item.fields.color !== undefined ? item.fields.color : (before?.color ?? null),
+          description: item.fields.description ?? before?.description ?? '',
+        };
+        if (!before) created.push(values);
+        next.set(values.id, values);
+        return values.id;
+      });
+      if (next.size > limits.mentionsPerRundown) {
+        throw new AppError('mentions.too_many', { details: { rundown_id: rundownId, max: limits.mentionsPerRundown } });
+      }
+      const [clash] = duplicatesBy([...next.values()], (m) => m.name);
+      if (clash) throw new AppError('mentions.name_conflict', { details: { rundown_id: rundownId, name: clash.key } });
+      await this.repo.update(tx, rundownId, ids.filter((id) => current.has(id)).map((id) => next.get(id)!));
+      await this.repo.insert(tx, rundownId, created);
+      const written = new Map((await this.repo.all(tx, rundownId)).map((m) => [m.id, m]));
+      return ids.map((id) => written.get(id)!);
+    });
+  }
+}
+
+function notFound(rundownId: string, mentionId: string): AppError {
+  return new AppError('mentions.not_found', { details: { rundown_id: rundownId, mention_id: mentionId } });
+}

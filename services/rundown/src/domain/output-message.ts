@@ -1,0 +1,46 @@
+import type { OutputMessageRow, OutputMessagesRepository, OutputMessageValues } from '../repositories/output-messages.js';
+import type { Reach, RundownAccess } from './access.js';
+
+export interface OutputMessageRecord extends OutputMessageValues {
+  /** null until the message is first written. */
+  updated_at: Date | null;
+}
+
+/** What a rundown's message reads as before anyone wrote it. */
+export const defaultOutputMessage: OutputMessageValues = { text: '', visible: false, color: '#ffffff', bold: false, underline: false };
+
+const fields = Object.keys(defaultOutputMessage) as (keyof OutputMessageValues)[];
+
+/** The one output message of a rundown. */
+export class OutputMessageService {
+  constructor(
+    private readonly access: RundownAccess,
+    private readonly repo: OutputMessagesRepository,
+  ) {}
+
+  async get(reach: Reach, rundownId: string): Promise<OutputMessageRecord> {
+    await this.access.read(reach, rundownId);
+    return orDefault(await this.repo.find(this.access.repo.db, rundownId));
+  }
+
+  /** Applies the patch; `changed` says whether any field took a new value (nothing is written otherwise). */
+  update(reach: Reach, rundownId: string, patch: Partial<OutputMessageValues>): Promise<{ message: OutputMessageRecord; changed: boolean }> {
+    return this.access.write(reach, rundownId, async (tx) => {
+      const current = orDefault(await this.repo.find(tx, rundownId));
+      const changed = fields.some((f) => patch[f] !== undefined && patch[f] !== current[f]);
+      if (!changed) return { message: current, changed };
+      const next: OutputMessageValues = {
+        text: patch.text ?? current.text,
+        visible: patch.visible ?? current.visible,
+        color: patch.color ?? current.color,
+        bold: patch.bold ?? current.bold,
+        underline: patch.underline ?? current.underline,
+      };
+      return { message: await this.repo.save(tx, rundownId, next), changed };
+    });
+  }
+}
+
+function orDefault(row: OutputMessageRow | undefined): OutputMessageRecord {
+  return row ?? { ...defaultOutputMessage, updated_at: null };
+}

@@ -1,0 +1,95 @@
+import { AppError, limits } from '@rundown/shared';
+import type { TextVariableRow, TextVariablesRepository } from '../repositories/text-variables.js';
+import type { Reach, RundownAccess } from './access.js';
+import { checkBulkSize } from './bulk.js';
+import { duplicatesBy } from './duplicates.js';
+
+export interface TextVariableInput {
+  key: string;
+  value: string;
+}
+
+/** Text variables of a rundown, addressed by key; at most `limits.textVariablesPerRundown`. */
+export class TextVariablesService {
+  constructor(
+    private readonly access: RundownAccess,
+    private readonly repo: TextVariablesRepository,
+  ) {}
+
+  async list(reach: Reach, rundownId: string): Promise<TextVariableRow[]> {
+    await this.access.read(reach, rundownId);
+    return this.repo.all(this.access.repo.db, rundownId);
+  }
+
+  async get(reach: Reach, rundownId: string, key: string): Promise<TextVariableRow> {
+    checkKey(key);
+    await this.access.read(reach, rundownId);
+    return (await this.repo.find(this.access.repo.db, rundownId, key)) ?? notFound(rundownId, key);
+  }
+
+  create(reach: Reach, rundownId: string, input: TextVariableInput): Promise<TextVariableRow> {
+    checkKey(input.key);
+    return this.access.write(reach, rundownId, async (tx) => {
+      if (await this.repo.find(tx, rundownId, input.key)) throw new AppError('text_variables.key_exists');
+      const count = (await this.repo.all(tx, rundownId)).length;
+      checkCap(count + 1);
+      const [created] = await this.repo.upsert(tx, rundownId, [input]);
+      return created!;
+    });
+  }
+
+  update(reach: Reach, rundownId: string, input: TextVariableInput): Promise<TextVariableRow> {
+    checkKey(input.key);
+    return this.access.write(reach, rundownId, async (tx) => {
+      if (!(await this.repo.find(tx, rundownId, input.key))) notFound(rundownId, input.key);
+      const [updated] = await this.repo.upsert(tx, rundownId, [input]);
+      return updated!;
+    });
+  }
+
+  delete(reach: Reach, rundownId: string, key: string): Promise<void> {
+    checkKey(key);
+    return this.access.write(reach, rundownId, async (tx) => {
+      if (!(await this.repo.remove(tx, rundownId, key))) notFound(rundownId, key);
+    });
+  }
+
+  /**
+   * All or nothing. `merge` sets the items and keeps the other variables; `replace` makes the
+   * items the whole set. Answers the items as written, in request order.
+   */
+  bulk(reach: Reach, rundownId: string, items: TextVariableInput[], replace: boolean): Promise<TextVariableRow[]> {
+    checkBulkSize(items.length, 'text_variables');
+    const duplicates = duplicatesBy(items, (i) => i.key);
+    if (duplicates.length) throw new AppError('text_variables.duplicate_key', { details: { duplicates: duplicates.map((d) => d.key) } });
+    items.forEach((i) => checkKey(i.key));
+    return this.access.write(reach, rundownId, async (tx) => {
+      const keys = new Set(items.map((i) => i.key));
+      if (!replace) for (const existing of await this.repo.all(tx, rundownId)) keys.add(existing.key);
+      checkCap(keys.size);
+      if (replace) await this.repo.removeOthers(tx, rundownId, items.map((i) => i.key));
+      return this.repo.upsert(tx, rundownId, items);
+    });
+  }
+}
+
+/** A key outside the allowed characters can never exist: say so rather than "not found". */
+function checkKey(key: string): void {
+  if (!limits.textVariableKey.test(key)) {
+    const message = 'A key is 1 to 64 characters of A-Z, a-z, 0-9 and _.';
+    throw new AppError('text_variables.invalid_payload', { detail: `Invalid key "${key}": ${message}`, details: { key, message } });
+  }
+}
+
+function checkCap(attempted: number): void {
+  if (attempted > limits.textVariablesPerRundown) {
+    throw new AppError('text_variables.too_many', {
+      detail: `A rundown holds at most ${limits.textVariablesPerRundown} text variables; this would make ${attempted}.`,
+      details: { attempted },
+    });
+  }
+}
+
+function notFound(rundownId: string, key: string): never {
+  throw new AppError('text_variables.not_found', { details: { key, rundown_id: rundownId } });
+}

@@ -1,0 +1,41 @@
+import { bindService, type ServiceBinding } from '@rundown/shared';
+import { MentionServiceService, type Mention, type MentionFields as MentionFieldsMessage } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
+import type { MentionFields, MentionsService } from '../domain/mentions.js';
+import type { MentionRow } from '../repositories/mentions.js';
+
+function mentionMessage(m: MentionRow): Mention {
+  return {
+    id: m.id,
+    name: m.name,
+    color: m.color ?? undefined,
+    description: m.description,
+    created_at: m.created_at.toISOString(),
+    updated_at: m.updated_at.toISOString(),
+  };
+}
+
+function fieldsOf(message: MentionFieldsMessage | undefined): MentionFields {
+  const fields: MentionFields = {};
+  if (message?.name !== undefined) fields.name = message.name;
+  if (message?.set_color) fields.color = message.color ?? null;
+  if (message?.description !== undefined) fields.description = message.description;
+  return fields;
+}
+
+/** gRPC ↔ domain mapping for mentions; no rules live here. */
+export function mentionHandlers(mentions: MentionsService): ServiceBinding {
+  return bindService(MentionServiceService, {
+    listMentions: async (req, ctx) => ({ items: (await mentions.list(ctx, req.rundown_id)).map(mentionMessage) }),
+    getMention: async (req, ctx) => mentionMessage(await mentions.get(ctx, req.rundown_id, req.mention_id)),
+    createMention: async (req, ctx) => mentionMessage(await mentions.create(ctx, req.rundown_id, fieldsOf(req.fields))),
+    updateMention: async (req, ctx) => mentionMessage(await mentions.update(ctx, req.rundown_id, req.mention_id, fieldsOf(req.fields))),
+    deleteMention: async (req, ctx) => {
+      await mentions.delete(ctx, req.rundown_id, req.mention_id);
+      return {};
+    },
+    bulkMentions: async (req, ctx) => {
+      const items = req.items.map((i) => ({ ...(i.id !== undefined ? { id: i.id } : {}), fields: fieldsOf(i.fields) }));
+      return { items: (await mentions.bulk(ctx, req.rundown_id, items)).map(mentionMessage) };
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ColumnRow } from './rundowns.js';
+
+export type Db = DataSource | EntityManager;
+
+const columnFields = 'id, rundown_id, name, type, private, created_at, updated_at';
+
+/** Column rows; their order is the rundown row's `column_ids` (written through `setOrder`). */
+export class ColumnsRepository {
+  /** Every column of the rundown, private ones included, in no particular order. */
+  async all(db: Db, rundownId: string): Promise<ColumnRow[]> {
+    return (await db.query(`SELECT ${columnFields} FROM rundown.columns WHERE rundown_id = $1`, [rundownId])) as ColumnRow[];
+  }
+
+  async get(db: Db, id: string): Promise<ColumnRow> {
+    const [row] = (await db.query(`SELECT ${columnFields} FROM rundown.columns WHERE id = $1`, [id])) as ColumnRow[];
+    return row!;
+  }
+
+  async nameTaken(db: Db, rundownId: string, name: string, exceptId?: string): Promise<boolean> {
+    const rows = (await db.query('SELECT 1 FROM rundown.columns WHERE rundown_id = $1 AND name = $2 AND id IS DISTINCT FROM $3', [
+      rundownId,
+      name,
+      exceptId ?? null,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  async rename(tx: EntityManager, id: string, name: string): Promise<void> {
+    await tx.query('UPDATE rundown.columns SET name = $2, updated_at = clock_timestamp() WHERE id = $1 AND name <> $2', [id, name]);
+  }
+
+  async remove(tx: EntityManager, id: string): Promise<void> {
+    await tx.query('DELETE FROM rundown.columns WHERE id = $1', [id]);
+  }
+
+  async setOrder(tx: EntityManager, rundownId: string, columnIds: string[]): Promise<void> {
+    await tx.query('UPDATE rundown.rundowns SET column_ids = $2, updated_at = clock_timestamp() WHERE id = $1', [rundownId, columnIds]);
+  }
+}

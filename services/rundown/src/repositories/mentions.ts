@@ -1,0 +1,58 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+type Db = DataSource | EntityManager;
+
+export interface MentionRow {
+  id: string;
+  rundown_id: string;
+  name: string;
+  color: string | null;
+  description: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type MentionValues = Pick<MentionRow, 'id' | 'name' | 'color' | 'description'>;
+
+const fields = 'id, rundown_id, name, color, description, created_at, updated_at';
+
+export class MentionsRepository {
+  /** The rundown's mentions in creation order. */
+  async all(db: Db, rundownId: string): Promise<MentionRow[]> {
+    return (await db.query(`SELECT ${fields} FROM rundown.mentions WHERE rundown_id = $1 ORDER BY seq`, [rundownId])) as MentionRow[];
+  }
+
+  async find(db: Db, rundownId: string, id: string): Promise<MentionRow | undefined> {
+    const rows = (await db.query(`SELECT ${fields} FROM rundown.mentions WHERE rundown_id = $1 AND id = $2`, [rundownId, id])) as MentionRow[];
+    return rows[0];
+  }
+
+  /** Inserts in the given order (which becomes their list order). */
+  async insert(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<void> {
+    if (!rows.length) return;
+    await tx.query(
+      `INSERT INTO rundown.mentions (id, rundown_id, name, color, description)
+       SELECT m.id, $1, m.name, m.color, m.description
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS m(id, name, color, description, ord)
+       ORDER BY m.ord`,
+      [rundownId, rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.color), rows.map((r) => r.description)],
+    );
+  }
+
+  /** Writes the given values; a row's updated_at moves only when something changed. */
+  async update(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<void> {
+    if (!rows.length) return;
+    await tx.query(
+      `UPDATE rundown.mentions AS t SET name = m.name, color = m.color, description = m.description, updated_at = clock_timestamp()
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS m(id, name, color, description)
+       WHERE t.rundown_id = $1 AND t.id = m.id
+         AND (t.name, t.color, t.description) IS DISTINCT FROM (m.name, m.color, m.description)`,
+      [rundownId, rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.color), rows.map((r) => r.description)],
+    );
+  }
+
+  async remove(tx: EntityManager, rundownId: string, id: string): Promise<boolean> {
+    const [, count] = (await tx.query('DELETE FROM rundown.mentions WHERE rundown_id = $1 AND id = $2', [rundownId, id])) as [unknown, number];
+    return count > 0;
+  }
+}

@@ -1,0 +1,207 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { expectProblem } from '../support/problems.js';
+
+let team: TestTeam;
+let owner: string;
+let editor: string;
+
+beforeAll(async () => {
+  team = await createTeam();
+  [owner, editor] = await Promise.all([team.token('OWNER'), team.token('EDIT')]);
+});
+
+async function newRundown(): Promise<string> {
+  const res = await v1('POST', '/rundowns', { token: owner, body: { title: 'Mentions' } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data.id;
+}
+
+async function list(rundownId: string): Promise<any[]> {
+  const res = await v1('GET', `/rundowns/${rundownId}/mentions`, { token: editor });
+  expect(res.status).toBe(200);
+  expect(res.body.data.next_cursor).toBeNull();
+  return res.body.data.items;
+}
+
+const bulk = (rundownId: string, items: unknown[]) => v1('POST', `/rundowns/${rundownId}/mentions:bulk`, { token: editor, body: { items } });
+
+describe('mentions', () => {
+  let rundown: string;
+  let anna: any;
+
+  beforeAll(async () => {
+    rundown = await newRundown();
+  });
+
+  it('creates a mention with defaults (no colour, empty description) and lists in creation order', async () => {
+    const res = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'Anna' } });
+    expect(res.status, res.text).toBe(201);
+    anna = res.body.data;
+    expect(anna).toEqual({
+      id: expect.any(String),
+      name: 'Anna',
+      color: null,
+      description: '',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(res.headers.get('location')).toBe(`${system().baseUrl}/rundowns/${rundown}/mentions/${anna.id}`);
+    expect((await v1('GET', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor })).body.data).toEqual(anna);
+    const ben = await v1('POST', `/rundowns/${rundown}/mentions`, {
+      token: editor,
+      body: { name: 'Ben', color: '#f00', description: 'Host' },
+    });
+    expect(ben.body.data).toMatchObject({ name: 'Ben', color: '#f00', description: 'Host' });
+    expect((await list(rundown)).map((m) => m.name)).toEqual(['Anna', 'Ben']);
+  });
+
+  it('changes any of name, color, description with PATCH; color null clears it', async () => {
+    const res = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { color: '#00ff00', description: 'Reporter' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({ id: anna.id, name: 'Anna', color: '#00ff00', description: 'Reporter' });
+    const renamed = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { name: 'Anne', color: null } });
+    expect(renamed.body.data).toMatchObject({ name: 'Anne', color: null, description: 'Reporter' });
+    expect(Date.parse(renamed.body.data.updated_at)).toBeGreaterThan(Date.parse(anna.updated_at));
+  });
+
+  it('refuses a name already in the rundown (mentions.name_conflict) on create, PATCH and bulk', async () => {
+    const create = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'Ben' } });
+    expectProblem(create, 422, 'mentions.name_conflict');
+    expect(create.body.details).toEqual({ rundown_id: rundown, name: 'Ben' });
+    const patch = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { name: 'Ben' } });
+    expectProblem(patch, 422, 'mentions.name_conflict');
+    expect(patch.body.details).toEqual({ rundown_id: rundown, name: 'Ben' });
+    const inBatch = await bulk(rundown, [{ name: 'Cleo' }, { name: 'Cleo' }]);
+    expectProblem(inBatch, 422, 'mentions.name_conflict');
+    expect(inBatch.body.details).toEqual({ rundown_id: rundown, name: 'Cleo' });
+    expect((await list(rundown)).map((m) => m.name)).toEqual(['Anne', 'Ben']);
+  });
+
+  it('refuses invalid bodies with mentions.invalid_payload and issues', async () => {
+    const cases: [Record<string, unknown>, (string | number)[]][] = [
+      [{}, ['name']],
+      [{ name: '' }, ['name']],
+      [{ name: 'x'.repeat(101) }, ['name']],
+      [{ name: 'x', color: 'red' }, ['color']],
+      [{ name: 'x', color: '#12345' }, ['color']],
+      [{ name: 'x', description: 'd'.repeat(1_001) }, ['description']],
+      [{ name: 'x', id: 'mnt_1' }, []],
+    ];
+    for (const [body, path] of cases) {
+      const res = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body });
+      expectProblem(res, 400, 'mentions.invalid_payload');
+      expect(res.body.details.issues.map((i: { path: unknown }) => i.path), JSON.stringify(body)).toContainEqual(path);
+    }
+    const patch = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { color: 12 } });
+    expectProblem(patch, 400, 'mentions.invalid_payload');
+    expect(patch.body.details.issues[0].path).toEqual(['color']);
+    const item = await bulk(rundown, [{ name: 'ok' }, { color: '#fff' }]);
+    expectProblem(item, 400, 'mentions.invalid_payload');
+    expect(item.body.details.issues[0].path).toEqual(['items', 1, 'name']);
+  });
+
+  it('answers mentions.empty_patch for a PATCH without fields', async () => {
+    expectProblem(await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: {} }), 422, 'mentions.empty_patch');
+  });
+
+  it('answers mentions.not_found with rundown_id and mention_id', async () => {
+    const get = await v1('GET', `/rundowns/${rundown}/mentions/mnt_missing`, { token: editor });
+    expectProblem(get, 404, 'mentions.not_found');
+    expect(get.body.details).toEqual({ rundown_id: rundown, mention_id: 'mnt_missing' });
+    const patch = await v1('PATCH', `/rundowns/${rundown}/mentions/mnt_missing`, { token: editor, body: { name: 'x' } });
+    expectProblem(patch, 404, 'mentions.not_found');
+    expect(patch.body.details).toEqual({ rundown_id: rundown, mention_id: 'mnt_missing' });
+    const del = await v1('DELETE', `/rundowns/${rundown}/mentions/mnt_missing`, { token: owner });
+    expectProblem(del, 404, 'mentions.not_found');
+    expect(del.body.details).toEqual({ rundown_id: rundown, mention_id: 'mnt_missing' });
+    const item = await bulk(rundown, [{ name: 'New' }, { id: 'mnt_gone', name: 'Gone' }]);
+    expectProblem(item, 404, 'mentions.not_found');
+    expect(item.body.details).toEqual({ rundown_id: rundown, mention_id: 'mnt_gone' });
+    // Another rundown's mention is not this rundown's.
+    const other = await newRundown();
+    const elsewhere = await v1('PATCH', `/rundowns/${other}/mentions/${anna.id}`, { token: editor, body: { name: 'x' } });
+    expectProblem(elsewhere, 404, 'mentions.not_found');
+    expect((await list(rundown)).map((m) => m.name)).toEqual(['Anne', 'Ben']);
+  });
+
+  it('upserts by id in one all-or-nothing batch (mentions:bulk), even swapping names', async () => {
+    const [first, second] = await list(rundown);
+    const res = await bulk(rundown, [
+      { id: first.id, name: second.name },
+      { name: 'Cleo', color: '#abc' },
+      { id: second.id, name: first.name, description: 'Swapped' },
+    ]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.items.map((m: any) => [m.name, m.description])).toEqual([
+      ['Ben', 'Reporter'],
+      ['Cleo', ''],
+      ['Anne', 'Swapped'],
+    ]);
+    expect(res.body.data.items[0].id).toBe(first.id);
+    expect((await list(rundown)).map((m) => m.name)).toEqual(['Ben', 'Anne', 'Cleo']);
+  });
+
+  it('refuses a batch that repeats an id (mentions.duplicate_id with every index)', async () => {
+    const [first, second] = await list(rundown);
+    const res = await bulk(rundown, [
+      { id: first.id, name: 'a' },
+      { id: second.id, name: 'b' },
+      { name: 'c' },
+      { id: first.id, name: 'd' },
+      { id: second.id, name: 'e' },
+      { id: first.id, name: 'f' },
+    ]);
+    expectProblem(res, 422, 'mentions.duplicate_id');
+    expect(res.body.details).toEqual({
+      duplicates: [
+        { id: first.id, indexes: [0, 3, 5] },
+        { id: second.id, indexes: [1, 4] },
+      ],
+    });
+  });
+
+  it('refuses more than 500 bulk items (bulk.too_many_items)', async () => {
+    const res = await bulk(rundown, Array.from({ length: 501 }, (_, i) => ({ name: `m${i}` })));
+    expectProblem(res, 422, 'bulk.too_many_items');
+    expect(res.body.details).toEqual({ limit: 500, received: 501, unit: 'items', resource: 'mentions' });
+  });
+
+  it('deletes with OWNER only', async () => {
+    const [first] = await list(rundown);
+    expectProblem(await v1('DELETE', `/rundowns/${rundown}/mentions/${first.id}`, { token: editor }), 403, 'forbidden');
+    const res = await v1('DELETE', `/rundowns/${rundown}/mentions/${first.id}`, { token: owner });
+    expect(res.status).toBe(204);
+    expect((await list(rundown)).map((m) => m.name)).toEqual(['Anne', 'Cleo']);
+  });
+
+  it('lets VIEW list but not write, and hides other teams’ rundowns', async () => {
+    const viewer = await team.token('VIEW');
+    expect((await v1('GET', `/rundowns/${rundown}/mentions`, { token: viewer })).status).toBe(200);
+    expectProblem(await v1('POST', `/rundowns/${rundown}/mentions`, { token: viewer, body: { name: 'x' } }), 403, 'forbidden');
+    const stranger = await (await createTeam()).token('OWNER');
+    expectProblem(await v1('GET', `/rundowns/${rundown}/mentions`, { token: stranger }), 404, 'rundowns.not_found');
+    expectProblem(await bulk('rd_missing', [{ name: 'x' }]), 404, 'rundowns.not_found');
+  });
+});
+
+describe('the 100-mention cap', () => {
+  it('reaches 100 exactly and refuses the 101st on create and in bulk (mentions.too_many)', async () => {
+    const rundown = await newRundown();
+    const filled = await bulk(rundown, Array.from({ length: 99 }, (_, i) => ({ name: `m${i}` })));
+    expect(filled.status, filled.text).toBe(200);
+    const hundredth = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'm99' } });
+    expect(hundredth.status).toBe(201);
+    const over = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'm100' } });
+    expectProblem(over, 422, 'mentions.too_many');
+    expect(over.body.details).toEqual({ rundown_id: rundown, max: 100 });
+    // A full rundown still takes updates, but not a batch that would add one.
+    const existing = filled.body.data.items[0];
+    const mixed = await bulk(rundown, [{ id: existing.id, name: 'renamed' }, { name: 'm100' }]);
+    expectProblem(mixed, 422, 'mentions.too_many');
+    expect(mixed.body.details).toEqual({ rundown_id: rundown, max: 100 });
+    const update = await bulk(rundown, [{ id: existing.id, name: 'renamed' }]);
+    expect(update.status).toBe(200);
+    expect(await list(rundown)).toHaveLength(100);
+  });
+});
