@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTeam, system, v1, type TestTeam } from '../support/client.js';
-import { freePort, startGateway, type ExtraGateway } from '../support/gateway.js';
+import { freePort } from '../../scripts/launcher/child.js';
+import { startGateway, type ExtraGateway } from '../support/gateway.js';
 import { expectProblem } from '../support/problems.js';
 
 let team: TestTeam;

@@ -1,19 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, Socket, type Server } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../../scripts/launcher/child.js';
 import { system } from './client.js';
 
 const root = resolve(import.meta.dirname, '../..');
-
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface ExtraGateway {
   publicUrl: string;

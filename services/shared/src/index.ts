@@ -13,3 +13,4 @@ export * from './grpc/errors.js';
 export * from './grpc/server.js';
 export * from './grpc/client.js';
 export * from './proto-enums.js';
+export * from './bulk.js';

@@ -1,4 +1,4 @@
-import { AppError, type CallerContext } from '@rundown/shared';
+import type { CallerContext } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import type { RundownRow, RundownsRepository } from '../repositories/rundowns.js';
 import { scopeOf, type RundownsService } from './rundowns.js';
@@ -28,11 +28,7 @@ export class RundownAccess {
     return this.repo.transaction(async (tx) => work(tx, await this.find(reach, rundownId, tx)));
   }
 
-  private async find(reach: Reach, id: string, tx?: EntityManager): Promise<RundownRow> {
-    const forUpdate = tx !== undefined;
-    if (reach !== 'admin') return this.rundowns.findVisible(scopeOf(reach), id, tx, forUpdate);
-    const row = await this.repo.findById(tx ?? this.repo.db, id, forUpdate);
-    if (!row) throw new AppError('rundowns.not_found');
-    return row;
+  private find(reach: Reach, id: string, tx?: EntityManager): Promise<RundownRow> {
+    return this.rundowns.findVisible(reach === 'admin' ? 'admin' : scopeOf(reach), id, tx, tx !== undefined);
   }
 }

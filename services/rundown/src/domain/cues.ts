@@ -77,8 +77,7 @@ export class CuesService {
   /** The admin surface only: stands in for the human who toggles the lock in the rundown screen. */
   async setPreventEdits(rundownId: string, cueId: string, value: boolean): Promise<CueRecord> {
     return this.repo.transaction(async (tx) => {
-      const order = await this.repo.lockAnyTeam(tx, rundownId);
-      if (!order) throw new AppError('rundowns.not_found');
+      const { cue_tree: order } = await this.rundowns.findVisible('admin', rundownId, tx, true);
       if (!(await this.repo.setPreventEdits(tx, rundownId, cueId, value))) {
         throw new AppError('cues.not_found', { details: { rundown_id: rundownId, cue_id: cueId } });
       }

@@ -1,7 +1,6 @@
-import { AppError, limits, newId } from '@rundown/shared';
+import { AppError, checkBulkSize, limits, newId } from '@rundown/shared';
 import type { MentionRow, MentionsRepository, MentionValues } from '../repositories/mentions.js';
 import type { Reach, RundownAccess } from './access.js';
-import { checkBulkSize } from './bulk.js';
 import { duplicatesBy } from './duplicates.js';
 
 /** Fields of a create, PATCH or bulk item; absent ones keep their value (or default, on create). */

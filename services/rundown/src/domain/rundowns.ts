@@ -176,10 +176,14 @@ export class RundownsService {
     if (!(await this.repo.softDelete(scope.teamId, id))) throw new AppError('rundowns.not_found');
   }
 
-  /** A rundown the scope may see; `forUpdate` takes the row lock every content write starts with. */
-  async findVisible(scope: Scope, id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
-    if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
-    const row = await this.repo.find(tx ?? this.repoDb(), scope.teamId, id, forUpdate);
+  /**
+   * A live rundown the scope may see — `'admin'` (the admin surface only, acting for no team)
+   * reaches any; `forUpdate` takes the row lock every content write starts with.
+   */
+  async findVisible(scope: Scope | 'admin', id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
+    const db = tx ?? this.repoDb();
+    if (scope !== 'admin' && scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
+    const row = scope === 'admin' ? await this.repo.findById(db, id, forUpdate) : await this.repo.find(db, scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;
   }

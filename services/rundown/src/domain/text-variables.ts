@@ -1,7 +1,6 @@
-import { AppError, limits } from '@rundown/shared';
+import { AppError, checkBulkSize, limits } from '@rundown/shared';
 import type { TextVariableRow, TextVariablesRepository } from '../repositories/text-variables.js';
 import type { Reach, RundownAccess } from './access.js';
-import { checkBulkSize } from './bulk.js';
 import { duplicatesBy } from './duplicates.js';
 
 export interface TextVariableInput {

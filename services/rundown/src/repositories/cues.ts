@@ -97,12 +97,4 @@ export class CuesRepository {
       [rundownId, JSON.stringify(order), playableMs],
     );
   }
-
-  /** The admin surface addresses a rundown by id alone (it acts for no team); locks it like every content write and answers its cue order. */
-  async lockAnyTeam(tx: EntityManager, rundownId: string): Promise<CueTreeNode[] | undefined> {
-    const rows = (await tx.query('SELECT cue_tree FROM rundown.rundowns WHERE id = $1 AND deleted_at IS NULL FOR UPDATE', [
-      rundownId,
-    ])) as { cue_tree: CueTreeNode[] }[];
-    return rows[0]?.cue_tree;
-  }
 }

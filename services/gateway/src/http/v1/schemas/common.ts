@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, limits } from '@rundown/shared';
+import { checkBulkSize, limits } from '@rundown/shared';
 
 /** A query parameter given once (Express turns a repeated one into an array). */
 export const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
@@ -47,12 +47,7 @@ export const color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'mus
  */
 export const bulkItems = <T extends z.ZodType>(item: T, resource: string) =>
   z.preprocess((value) => {
-    if (Array.isArray(value) && value.length > limits.bulkItems) {
-      throw new AppError('bulk.too_many_items', {
-        detail: `A bulk request carries at most ${limits.bulkItems} items; this one has ${value.length}.`,
-        details: { limit: limits.bulkItems, received: value.length, unit: 'items', resource },
-      });
-    }
+    if (Array.isArray(value)) checkBulkSize(value.length, resource);
     return value;
     // The max never fires (the check above runs first); it documents the cap in the OpenAPI document.
   }, z.array(item).max(limits.bulkItems));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { color } from './common.js';
+import { bulkItems, color } from './common.js';
 
 const name = z.string().trim().min(1).max(limits.mentionNameChars);
 const optionalFields = {
@@ -15,7 +15,7 @@ export const patchMentionBody = z.strictObject({ name: name.optional(), ...optio
 
 /** Upsert by id: an item with `id` changes that mention, one without creates a mention. */
 export const bulkMentionsBody = z.strictObject({
-  items: z.array(z.strictObject({ id: z.string().min(1).optional(), name, ...optionalFields })),
+  items: bulkItems(z.strictObject({ id: z.string().min(1).optional(), name, ...optionalFields }), 'mentions'),
 });
 
 export const mentionRecord = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
+import { bulkItems } from './common.js';
 
 const key = z.string().regex(limits.textVariableKey, 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _');
 const value = z.string().max(limits.textVariableValueChars);
@@ -11,7 +12,7 @@ export const patchTextVariableBody = z.strictObject({ value });
 /** `merge` (default) sets the items and keeps the rest; `replace` makes the items the whole set. */
 export const bulkTextVariablesBody = z.strictObject({
   mode: z.enum(['merge', 'replace']).default('merge'),
-  items: z.array(createTextVariableBody),
+  items: bulkItems(createTextVariableBody, 'text_variables'),
 });
 
 export const textVariableRecord = z.object({

@@ -1,4 +1,5 @@
-import { AppError, limits } from '@rundown/shared';
+import { AppError } from './errors/app-error.js';
+import { limits } from './limits.js';
 
 /** Every `:bulk` operation carries at most `limits.bulkItems` items. */
 export function checkBulkSize(received: number, resource: string): void {
