@@ -132,9 +132,7 @@ export class RundownsService {
   }
 
   async get(ctx: CallerContext, id: string, tx?: EntityManager): Promise<RundownRecord> {
-    const row = await this.findVisible(scopeOf(ctx), id, tx);
-    const hidden = await this.repo.privateColumnIds(tx ?? this.repoDb(), [row.id]);
-    return toRecord(row, hidden);
+    return toRecord(await this.findVisible(scopeOf(ctx), id, tx));
   }
 
   async update(ctx: CallerContext, id: string, patch: UpdateRundownInput): Promise<RundownRecord> {
@@ -162,10 +160,9 @@ export class RundownsService {
     // One extra row tells whether another page exists without a count query.
     const rows = await this.repo.page(scope.teamId, limit + 1, after, scope.rundownId);
     const page = rows.slice(0, limit);
-    const hidden = await this.repo.privateColumnIds(this.repoDb(), page.map((r) => r.id));
     const last = page.at(-1);
     return {
-      items: page.map((r) => toRecord(r, hidden)),
+      items: page.map((r) => toRecord(r)),
       next_cursor: rows.length > limit && last ? this.cursors.encode(cursorScope, { t: last.created_key, i: last.id }) : null,
     };
   }
@@ -238,7 +235,7 @@ function asRundownPayload<T>(work: () => T): T {
   }
 }
 
-export function toRecord(row: RundownRow, hiddenColumns: Set<string>): RundownRecord {
+export function toRecord(row: RundownRow): RundownRecord {
   return {
     id: row.id,
     title: row.title,
@@ -248,7 +245,7 @@ export function toRecord(row: RundownRow, hiddenColumns: Set<string>): RundownRe
     status: row.status,
     settings: row.settings,
     cue_order: row.cue_tree,
-    column_order: row.column_ids.filter((id) => !hiddenColumns.has(id)),
+    column_order: row.public_column_ids,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

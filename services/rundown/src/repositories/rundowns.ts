@@ -16,6 +16,8 @@ export interface RundownRow {
   settings: Settings;
   cue_tree: CueTreeNode[];
   column_ids: string[];
+  /** column_ids less the private columns: what clients see as column_order. */
+  public_column_ids: string[];
   playable_duration_ms: number;
   created_at: Date;
   updated_at: Date;
@@ -33,8 +35,12 @@ export interface ColumnRow {
   updated_at: Date;
 }
 
+// public_column_ids: the column order without private columns, computed in the same query.
 const rundownColumns = `id, team_id, title, timezone, start_time::float8 AS start_time, status, settings, cue_tree,
   column_ids, playable_duration_ms::float8 AS playable_duration_ms, created_at, updated_at,
+  ARRAY(SELECT t.cid FROM unnest(column_ids) WITH ORDINALITY AS t(cid, n)
+        WHERE t.cid NOT IN (SELECT c.id FROM rundown.columns c WHERE c.rundown_id = rundowns.id AND c.private)
+        ORDER BY t.n) AS public_column_ids,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_key`;
 
 type Db = DataSource | EntityManager;
@@ -160,14 +166,5 @@ export class RundownsRepository {
       [id, teamId],
     )) as [unknown[], number];
     return result[1] > 0;
-  }
-
-  /** Ids of the private columns of these rundowns, which every public view leaves out. */
-  async privateColumnIds(db: Db, rundownIds: string[]): Promise<Set<string>> {
-    if (!rundownIds.length) return new Set();
-    const rows = (await db.query('SELECT id FROM rundown.columns WHERE rundown_id = ANY($1) AND private', [rundownIds])) as {
-      id: string;
-    }[];
-    return new Set(rows.map((r) => r.id));
   }
 }
