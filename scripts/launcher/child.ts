@@ -27,6 +27,8 @@ export interface RunningSystem {
   startupMs: number;
   /** Ctrl-C equivalent; resolves when the launcher has exited. */
   stop(): Promise<void>;
+  /** The launcher's exit code once it has exited (null before). */
+  exitCode(): number | null;
 }
 
 const root = resolve(import.meta.dirname, '../..');
@@ -52,9 +54,16 @@ export async function freePorts(): Promise<Record<string, string>> {
  * Starts the whole system through the same launcher as `npm start`, as a child process, and
  * waits for its ready line. Used by the end-to-end tests and the benchmarks.
  */
-export async function startSystem(options: { env: NodeJS.ProcessEnv; verbose?: boolean; timeoutMs?: number }): Promise<RunningSystem> {
+export async function startSystem(options: {
+  env: NodeJS.ProcessEnv;
+  verbose?: boolean;
+  timeoutMs?: number;
+  /** Create (or reuse) the demo team, as a plain `npm start` does. */
+  demo?: boolean;
+}): Promise<RunningSystem> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/start.ts', '--no-banner', '--no-demo'], {
+  const args = ['--conditions=source', '--import', 'tsx', 'scripts/start.ts', '--no-banner', ...(options.demo ? [] : ['--no-demo'])];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,6 +100,7 @@ export async function startSystem(options: { env: NodeJS.ProcessEnv; verbose?: b
   return {
     ready,
     startupMs: Date.now() - started,
+    exitCode: () => child.exitCode,
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGINT');

@@ -223,7 +223,6 @@ function printBanner(info: {
     row('v1 API', paint.cyan(v1)),
     row('OpenAPI', `${v1}/openapi.json`),
     row('docs', `${base}/docs`),
-    row('v0 API', `${base}/api-v0/rundown   (Socket.IO: ${base}, path /api-v0/socket.io)`),
     row('admin', `${adminUrl(info.ports)}   (Authorization: Bearer <ADMIN_SECRET>, see ${info.adminSecretFrom})`),
     row('data', info.dataDir),
     row('PostgreSQL', `${redactUrl(info.postgres.url)}   (${describe(info.postgres)})`),

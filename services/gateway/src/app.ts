@@ -59,7 +59,7 @@ export async function main(): Promise<void> {
           await authenticator.start();
           ready = true;
         } catch (err) {
-          if (attempt % 10 === 0) logger.warn({ err }, 'waiting for the auth service');
+          if (attempt % 10 === 0) logger.warn({ reason: (err as Error).message }, 'waiting for the auth service');
           await new Promise((r) => setTimeout(r, 250));
         }
       }

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePorts, startSystem } from '../../scripts/launcher/child.js';
+import { call } from '../support/client.js';
+import { createDatabase, startInfra, type TestInfra } from '../support/infra.js';
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+let infra: TestInfra;
+let database: Awaited<ReturnType<typeof createDatabase>>;
+const dataDir = mkdtempSync(join(tmpdir(), 'rundown-launcher-'));
+
+beforeAll(async () => {
+  infra = await startInfra();
+  database = await createDatabase(infra.postgresServerUrl, 'rundown_launcher');
+});
+
+afterAll(async () => {
+  await database.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+  await infra.stop();
+});
+
+describe('the one command (npm start)', () => {
+  it('brings everything up with a demo token, stops cleanly on Ctrl-C, and a second run reuses the data', async () => {
+    const ports = await freePorts();
+    const env = { ...ports, DATABASE_URL: database.url, REDIS_URL: `${infra.redisUrl.replace(/\/\d*$/, '')}/5`, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+
+    const first = await startSystem({ env, demo: true });
+    const token = first.ready.demo_token!;
+    expect(token).toBeTruthy();
+    const created = await call(`${first.ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Survives a restart' } });
+    expect(created.status).toBe(201);
+    await first.stop();
+    expect(first.exitCode()).toBe(0);
+    for (const port of Object.values(ports)) expect(await portAnswers(Number(port)), `port ${port} still open`).toBe(false);
+
+    const second = await startSystem({ env, demo: true });
+    try {
+      expect(second.ready.demo_team_id).toBe(first.ready.demo_team_id);
+      expect(second.ready.demo_token).toBe(token);
+      const read = await call(`${second.ready.base_url}/rundowns/${created.body.data.id}`, 'GET', { token });
+      expect(read.status).toBe(200);
+      expect(read.body.data.title).toBe('Survives a restart');
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+});
