@@ -11,12 +11,13 @@ export interface EdgeHooks {
 
 const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 
+/** Establishes who is calling a route (a v1 token, or the admin secret on the admin listener). */
+export type Authenticate = (req: Request, route: RouteDef) => Promise<Principal>;
+
 /**
  * Mounts the route table: authenticate → edge hooks → validate → role → handler → envelope.
  * Validation precedes the role check (the request is understood before it is judged).
  */
-export type Authenticate = (req: Request, route: RouteDef) => Promise<Principal>;
-
 export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hooks: EdgeHooks = {}): Router {
   const router = Router({ strict: false, caseSensitive: true });
   for (const route of routes) {
