@@ -34,14 +34,14 @@ describe('mentions', () => {
     rundown = await newRundown();
   });
 
-  it('creates a mention with defaults (no colour, empty description) and lists in creation order', async () => {
+  it('creates a mention with defaults (white, empty description) and lists in creation order', async () => {
     const res = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'Anna' } });
     expect(res.status, res.text).toBe(201);
     anna = res.body.data;
     expect(anna).toEqual({
       id: expect.any(String),
       name: 'Anna',
-      color: null,
+      color: '#ffffff',
       description: '',
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -56,12 +56,15 @@ describe('mentions', () => {
     expect((await list(rundown)).map((m) => m.name)).toEqual(['Anna', 'Ben']);
   });
 
-  it('changes any of name, color, description with PATCH; color null clears it', async () => {
+  it('changes any of name, color, description with PATCH; a colour is always a colour', async () => {
     const res = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { color: '#00ff00', description: 'Reporter' } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toMatchObject({ id: anna.id, name: 'Anna', color: '#00ff00', description: 'Reporter' });
-    const renamed = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { name: 'Anne', color: null } });
-    expect(renamed.body.data).toMatchObject({ name: 'Anne', color: null, description: 'Reporter' });
+    const renamed = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { name: 'Anne' } });
+    expect(renamed.body.data).toMatchObject({ name: 'Anne', color: '#00ff00', description: 'Reporter' });
+    const cleared = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { color: null } });
+    expectProblem(cleared, 400, 'mentions.invalid_payload');
+    expect(cleared.body.details.issues[0].path).toEqual(['color']);
     expect(Date.parse(renamed.body.data.updated_at)).toBeGreaterThan(Date.parse(anna.updated_at));
   });
 

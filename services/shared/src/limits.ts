@@ -24,6 +24,8 @@ export const limits = {
   /** Text-variable keys: the characters and length allowed. */
   textVariableKey: /^[A-Za-z0-9_]{1,64}$/,
   outputMessageChars: 1_000,
+  /** Cue numbering may start anywhere in 0..1,000,000 (the value travels as int32). */
+  cueNumberingStartFromMax: 1_000_000,
   v0RequestsPerMinute: 60,
   anonymousRequestsPerMinute: 600,
   tokenTtlSecondsDefault: 90 * 24 * 3600,

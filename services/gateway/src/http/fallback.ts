@@ -9,12 +9,13 @@ import { expressPath, type RouteDef } from './route.js';
  */
 export function notFoundOrMethodNotAllowed(mounts: { prefix: string; routes: Pick<RouteDef, 'method' | 'path'>[] }[]): RequestHandler {
   const matchers = mounts.flatMap(({ prefix, routes }) =>
-    routes.map((r) => ({ method: r.method.toUpperCase(), test: match(prefix + expressPath(r.path), { decode: false }) })),
+    routes.map((r) => ({ method: r.method.toUpperCase(), test: match(prefix + expressPath(r.path), { decode: false, sensitive: true }) })),
   );
   return (req, _res, next) => {
     const path = req.path;
     const allowed = new Set(matchers.filter((m) => m.test(path)).map((m) => m.method));
-    if (allowed.size) {
+    // A route of this method that still did not answer (its path could not be decoded) is no 405.
+    if (allowed.size && !allowed.has(req.method)) {
       if (allowed.has('GET')) allowed.add('HEAD');
       const allow = [...allowed].sort().join(', ');
       return next(new AppError('method_not_allowed', { detail: `${req.method} is not allowed here; use ${allow}.`, headers: { Allow: allow } }));

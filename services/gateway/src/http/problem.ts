@@ -4,8 +4,9 @@ import type { PublicUrls } from '../config.js';
 
 /** Renders any error as an RFC 9457 problem document, the one error format of the v1 API. */
 export function sendProblem(req: Request, res: Response, error: unknown, urls: PublicUrls, logger: Logger): void {
-  const appError = isAppError(error) ? error : new AppError('internal.unhandled');
-  if (!isAppError(error)) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
+  // A path segment that is not valid percent-encoding can never name a resource: not found.
+  const appError = isAppError(error) ? error : error instanceof URIError ? new AppError('not_found') : new AppError('internal.unhandled');
+  if (!isAppError(error) && !(error instanceof URIError)) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
   const entry = errorCatalogue[appError.code];
   const type = `${urls.errors}#${appError.code}`;
   const body: Record<string, unknown> = {

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import type { Logger } from '@rundown/shared';
+import { AppError, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
 import type { IdempotencyStore } from '../edge/idempotency.js';
@@ -53,12 +53,17 @@ export function createPublicApp(options: PublicAppOptions): Express {
   });
 
   const limit = rateLimit(options.rateLimiter, options.anonymousRateLimit);
-  // An unauthenticated request's body is never read: its 401 (or 429) comes first.
-  const bodyOfAuthenticated: RequestHandler = (req, res, next) => (res.locals.authError ? next() : jsonBody(req, res, next));
+  // An unauthenticated (or unauthorized) request's body is never read: its 401/403 (or 429) comes
+  // first. Reads take no body, so none is read for them either.
+  const bodyOfAuthenticated: RequestHandler = (req, res, next) =>
+    res.locals.authError || req.method === 'GET' || req.method === 'HEAD' ? next() : jsonBody(req, res, next);
   const hooks: EdgeHooks = {
     before: [limit, bodyOfAuthenticated, idempotency(options.idempotencyStore, options.logger), ...(options.hooks?.before ?? [])],
   };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
+  // A path that is not valid percent-encoding names nothing: a (rate limited) 404, rather than a
+  // failure inside the router's parameter decoding.
+  app.use('/v1', (req, res, next) => (decodable(req.path) ? next() : limit(req, res, () => next(new AppError('not_found')))));
   app.use('/v1', buildRouter(options.routes, authenticate, hooks));
 
   // Self-description, generated once from the route table and the error catalogue.
@@ -91,4 +96,13 @@ export function problemHandler(urls: PublicUrls, logger: Logger): ErrorRequestHa
   return (error: unknown, req, res, _next) => {
     sendProblem(req, res, error, urls, logger);
   };
+}
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

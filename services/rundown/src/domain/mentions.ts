@@ -1,4 +1,4 @@
-import { AppError, checkBulkSize, limits, newId } from '@rundown/shared';
+import { AppError, checkBulkSize, limits, looksLikeId, newId } from '@rundown/shared';
 import type { MentionRow, MentionsRepository, MentionValues } from '../repositories/mentions.js';
 import type { Reach, RundownAccess } from './access.js';
 import { duplicatesBy } from './duplicates.js';
@@ -6,8 +6,7 @@ import { duplicatesBy } from './duplicates.js';
 /** Fields of a create, PATCH or bulk item; absent ones keep their value (or default, on create). */
 export interface MentionFields {
   name?: string;
-  /** null clears the colour. */
-  color?: string | null;
+  color?: string;
   description?: string;
 }
 
@@ -16,6 +15,9 @@ export interface MentionItem {
   id?: string;
   fields: MentionFields;
 }
+
+/** A mention created without a colour gets this one (the record's `color` is always a string). */
+export const DEFAULT_MENTION_COLOR = '#ffffff';
 
 /**
  * Mentions of a rundown: names unique per rundown, at most `limits.mentionsPerRundown`. Create,
@@ -35,7 +37,7 @@ export class MentionsService {
 
   async get(reach: Reach, rundownId: string, id: string): Promise<MentionRow> {
     await this.access.read(reach, rundownId);
-    const mention = await this.repo.find(this.access.repo.db, rundownId, id);
+    const mention = looksLikeId(id) ? await this.repo.find(this.access.repo.db, rundownId, id) : undefined;
     if (!mention) throw notFound(rundownId, id);
     return mention;
   }
@@ -62,7 +64,7 @@ export class MentionsService {
 
   async delete(reach: Reach, rundownId: string, id: string): Promise<void> {
     await this.access.write(reach, rundownId, async (tx) => {
-      if (!(await this.repo.remove(tx, rundownId, id))) throw notFound(rundownId, id);
+      if (!looksLikeId(id) || !(await this.repo.remove(tx, rundownId, id))) throw notFound(rundownId, id);
     });
   }
 
@@ -82,7 +84,7 @@ export class MentionsService {
         const values: MentionValues = {
           id: before?.id ?? newId('mnt'),
           name,
-          color: item.fields.color !== undefined ? item.fields.color : (before?.color ?? null),
+          color: item.fields.color ?? before?.color ?? DEFAULT_MENTION_COLOR,
           description: item.fields.description ?? before?.description ?? '',
         };
         if (!before) created.push(values);

@@ -1,4 +1,4 @@
-import { AppError, limits, newId, plans, type CallerContext, type Issue } from '@rundown/shared';
+import { AppError, limits, looksLikeId, newId, plans, type CallerContext, type Issue } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
@@ -179,7 +179,7 @@ export class RundownsService {
    */
   async findVisible(scope: Scope | 'admin', id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
     const db = tx ?? this.repoDb();
-    if (scope !== 'admin' && scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
+    if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
     const row = scope === 'admin' ? await this.repo.findById(db, id, forUpdate) : await this.repo.find(db, scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;

@@ -7,7 +7,7 @@ function mentionMessage(m: MentionRow): Mention {
   return {
     id: m.id,
     name: m.name,
-    color: m.color ?? undefined,
+    color: m.color,
     description: m.description,
     created_at: m.created_at.toISOString(),
     updated_at: m.updated_at.toISOString(),
@@ -17,7 +17,7 @@ function mentionMessage(m: MentionRow): Mention {
 function fieldsOf(message: MentionFieldsMessage | undefined): MentionFields {
   const fields: MentionFields = {};
   if (message?.name !== undefined) fields.name = message.name;
-  if (message?.set_color) fields.color = message.color ?? null;
+  if (message?.color !== undefined) fields.color = message.color;
   if (message?.description !== undefined) fields.description = message.description;
   return fields;
 }

@@ -6,7 +6,7 @@ export interface MentionRow {
   id: string;
   rundown_id: string;
   name: string;
-  color: string | null;
+  color: string;
   description: string;
   created_at: Date;
   updated_at: Date;

@@ -19,7 +19,9 @@ export function presentedToken(req: Request, mode: AuthMode): string {
   }
   if (query !== undefined) {
     if (mode !== 'control') throw new AppError('auth.query_token_not_allowed');
-    if (typeof query !== 'string' || query === '') throw new AppError('auth.malformed_authorization');
+    if (typeof query !== 'string' || query === '') {
+      throw new AppError('auth.malformed_authorization', { detail: 'Give the token query parameter once, with a non-empty value.' });
+    }
     return query;
   }
   throw new AppError('auth.token_missing');

@@ -6,15 +6,14 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { bulkMentionsBody, createMentionBody, mentionRecord, patchMentionBody } from './schemas/mentions.js';
 
 function mentionJson(m: Mention) {
-  return { id: m.id, name: m.name, color: m.color ?? null, description: m.description, created_at: m.created_at, updated_at: m.updated_at };
+  return { id: m.id, name: m.name, color: m.color, description: m.description, created_at: m.created_at, updated_at: m.updated_at };
 }
 
-/** JSON fields → proto fields; an explicit `color: null` clears the colour. */
-function fields(body: { name?: string | undefined; color?: string | null | undefined; description?: string | undefined }): MentionFields {
+/** JSON fields → proto fields. */
+function fields(body: { name?: string | undefined; color?: string | undefined; description?: string | undefined }): MentionFields {
   return {
     name: body.name,
-    set_color: body.color !== undefined,
-    color: body.color ?? undefined,
+    color: body.color,
     description: body.description,
   };
 }

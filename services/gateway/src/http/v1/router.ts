@@ -11,12 +11,28 @@ export interface EdgeHooks {
 
 const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 
+/** Paths of every string (value or key) in a JSON value that holds U+0000. */
+function nulPaths(value: unknown, path: (string | number)[] = [], found: (string | number)[][] = []): (string | number)[][] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(path);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => nulPaths(item, [...path, i], found));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) found.push([...path, key]);
+      else nulPaths(item, [...path, key], found);
+    }
+  }
+  return found;
+}
+
 /** Establishes who is calling a route (a v1 token, or the admin secret on the admin listener). */
 export type Authenticate = (req: Request, route: RouteDef) => Promise<Principal>;
 
 /**
- * Mounts the route table: authenticate → edge hooks → validate → role → handler → envelope.
- * Validation precedes the role check (the request is understood before it is judged).
+ * Mounts the route table: authenticate and authorize (role) → edge hooks → validate → handler →
+ * envelope. The role is judged from the token alone, before the body is read or an idempotent
+ * answer replayed: a token that may not write learns nothing about the body or another's answer.
  */
 export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hooks: EdgeHooks = {}): Router {
   const router = Router({ strict: false, caseSensitive: true });
@@ -24,7 +40,14 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hook
     const identify = async (req: Request, res: Response, next: NextFunction) => {
       if (route.auth === 'none') return next();
       try {
-        res.locals.principal = await authenticate(req, route);
+        const principal = await authenticate(req, route);
+        res.locals.principal = principal;
+        if (route.role && !roleAtLeast(principal.role, route.role)) {
+          // Still counted against the team's budget by the hooks; sent after them.
+          res.locals.authError = new AppError('forbidden', {
+            detail: `This operation needs the ${route.role} role; the token has ${principal.role}.`,
+          });
+        }
         next();
       } catch (error) {
         res.locals.authError = error;
@@ -36,19 +59,20 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hook
       if (res.locals.authError) throw res.locals.authError;
       const principal = res.locals.principal as Principal;
       let body: unknown = res.locals.body;
-      if (route.emptyPatch && (body === undefined || isEmptyObject(body))) throw new AppError(route.emptyPatch);
+      if (route.emptyPatch && (body === undefined || body === null || isEmptyObject(body))) throw new AppError(route.emptyPatch);
       if (route.body) {
+        const code = route.bodyError ?? 'bad_request';
         if (body === undefined && !route.bodyOptional) {
-          throw AppError.validation(route.bodyError ?? 'bad_request', [
-            { path: [], message: 'A JSON body is required.', code: 'invalid_type' },
-          ]);
+          throw AppError.validation(code, [{ path: [], message: 'A JSON body is required.', code: 'invalid_type' }]);
         }
-        body = parseOrThrow(route.body, body ?? {}, route.bodyError ?? 'bad_request');
+        // PostgreSQL text cannot hold U+0000; refuse it here as the invalid input it is.
+        const nul = nulPaths(body);
+        if (nul.length) {
+          throw AppError.validation(code, nul.map((path) => ({ path, message: 'Must not contain the NUL character (U+0000).', code: 'invalid_string' })));
+        }
+        body = parseOrThrow(route.body, body === undefined ? {} : body, code);
       }
       const query = route.query ? parseOrThrow(route.query, { ...req.query }, route.queryError ?? 'bad_request') : {};
-      if (route.role && !roleAtLeast(principal.role, route.role)) {
-        throw new AppError('forbidden', { detail: `This operation needs the ${route.role} role; the token has ${principal.role}.` });
-      }
       const reply = await route.handler({
         params: req.params as Record<string, string>,
         body,

@@ -5,7 +5,7 @@ import { bulkItems, color } from './common.js';
 const name = z.string().trim().min(1).max(limits.mentionNameChars);
 const optionalFields = {
   /** null clears the colour (a mention has none by default). */
-  color: color.nullable().optional(),
+  color: color.optional(),
   description: z.string().max(limits.mentionDescriptionChars).optional(),
 };
 
@@ -21,7 +21,7 @@ export const bulkMentionsBody = z.strictObject({
 export const mentionRecord = z.object({
   id: z.string(),
   name: z.string(),
-  color: z.string().nullable(),
+  color: z.string(),
   description: z.string(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),

@@ -6,7 +6,7 @@ import { newCue } from './cues.js';
 export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
 
 const cueNumberingPatch = z.strictObject({
-  start_from: z.number().int().nullable().optional(),
+  start_from: z.number().int().min(0).max(limits.cueNumberingStartFromMax).nullable().optional(),
   prefix: z.string().max(10).nullable().optional(),
   padding: z.number().int().min(1).max(6).nullable().optional(),
 });
@@ -46,12 +46,15 @@ export const createRundownBody = z
     });
   });
 
+/** `settings: null` in a rundown PATCH (RFC 7396) resets every setting to its default. */
+const resetAllSettings = { cue_numbering: null, tod_display_format: null };
+
 export const patchRundownBody = z.strictObject({
   title: z.string().trim().min(1).max(limits.rundownTitleChars).optional(),
   timezone: timezone.nullable().optional(),
   start_time: epochMs.nullable().optional(),
   status: z.enum(rundownStatuses).optional(),
-  settings: settingsPatch.optional(),
+  settings: settingsPatch.nullable().optional().transform((v) => (v === null ? resetAllSettings : v)),
 });
 
 export const cueOrderNode: z.ZodType<{ id: string; children?: { id: string }[] }> = z.object({

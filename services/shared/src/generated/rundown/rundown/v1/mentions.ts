@@ -26,20 +26,15 @@ export const protobufFileName = "rundown/rundown/v1/mentions.proto";
 export interface Mention {
   id: string;
   name: string;
-  /** Absent: no colour chosen. */
-  color?: string | undefined;
+  color: string;
   description: string;
   created_at: string;
   updated_at: string;
 }
 
-/**
- * The fields of a create, patch or bulk item. Presence means "given"; set_color with color
- * absent clears the colour.
- */
+/** The fields of a create, patch or bulk item. Presence means "given". */
 export interface MentionFields {
   name?: string | undefined;
-  set_color: boolean;
   color?: string | undefined;
   description?: string | undefined;
 }
@@ -92,7 +87,7 @@ export interface BulkMentionsResponse {
 }
 
 function createBaseMention(): Mention {
-  return { id: "", name: "", color: undefined, description: "", created_at: "", updated_at: "" };
+  return { id: "", name: "", color: "", description: "", created_at: "", updated_at: "" };
 }
 
 export const Mention: MessageFns<Mention> = {
@@ -103,7 +98,7 @@ export const Mention: MessageFns<Mention> = {
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.color !== undefined) {
+    if (message.color !== "") {
       writer.uint32(26).string(message.color);
     }
     if (message.description !== "") {
@@ -193,16 +188,13 @@ export const Mention: MessageFns<Mention> = {
 };
 
 function createBaseMentionFields(): MentionFields {
-  return { name: undefined, set_color: false, color: undefined, description: undefined };
+  return { name: undefined, color: undefined, description: undefined };
 }
 
 export const MentionFields: MessageFns<MentionFields> = {
   encode(message: MentionFields, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.name !== undefined) {
       writer.uint32(10).string(message.name);
-    }
-    if (message.set_color !== false) {
-      writer.uint32(16).bool(message.set_color);
     }
     if (message.color !== undefined) {
       writer.uint32(26).string(message.color);
@@ -232,14 +224,6 @@ export const MentionFields: MessageFns<MentionFields> = {
             }
 
             message.name = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.set_color = reader.bool();
             continue;
           }
           case 3: {

@@ -1,0 +1,109 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { expectProblem } from '../support/problems.js';
+
+/** Odd input a demanding client (or a fuzzer) sends: always a clear 4xx, never a 500, nothing stored. */
+let team: TestTeam;
+let owner: string;
+let viewer: string;
+let rundown: string;
+
+beforeAll(async () => {
+  team = await createTeam();
+  owner = await team.token('OWNER');
+  viewer = await team.token('VIEW');
+  rundown = (await v1('POST', '/rundowns', { token: owner, body: { title: 'Hardening', columns: [{ name: 'Script' }] } })).body.data.id;
+});
+
+describe('input PostgreSQL cannot store', () => {
+  it('refuses U+0000 in any body string with the route’s invalid_payload code and the path', async () => {
+    const cases: [string, string, unknown, string, (string | number)[]][] = [
+      ['POST', '/rundowns', { title: 'a\u0000b' }, 'rundowns.invalid_payload', ['title']],
+      ['PATCH', `/rundowns/${rundown}`, { settings: { cue_numbering: { prefix: '\u0000' } } }, 'rundowns.invalid_payload', ['settings', 'cue_numbering', 'prefix']],
+      ['POST', `/rundowns/${rundown}/columns`, { name: 'x\u0000' }, 'columns.invalid_payload', ['name']],
+      ['POST', `/rundowns/${rundown}/mentions`, { name: '\u0000' }, 'mentions.invalid_payload', ['name']],
+      ['POST', `/rundowns/${rundown}/text-variables`, { key: 'k', value: 'v\u0000' }, 'text_variables.invalid_payload', ['value']],
+      ['PATCH', `/rundowns/${rundown}/output-message`, { text: '\u0000' }, 'messages.invalid_payload', ['text']],
+      ['POST', `/rundowns/${rundown}/cues`, { type: 'cue', title: 'ok', subtitle: '\u0000' }, 'cues.invalid_payload', ['subtitle']],
+    ];
+    for (const [method, path, body, code, at] of cases) {
+      const res = await v1(method, path, { token: owner, body });
+      expectProblem(res, 400, code);
+      expect(res.body.details.issues[0].path, `${method} ${path}`).toEqual(at);
+    }
+    const adminRes = await admin('POST', '/teams', { name: 'nul\u0000team' });
+    expect(adminRes.status).toBe(400);
+    expect((await v1('GET', `/rundowns/${rundown}`, { token: owner })).body.data.title).toBe('Hardening');
+  });
+
+  it('treats ids that could never be ids (NUL, bad percent-encoding) as not found', async () => {
+    expectProblem(await v1('GET', '/rundowns/%00', { token: owner }), 404, 'rundowns.not_found');
+    expectProblem(await v1('GET', '/rundowns/%00/cues', { token: owner }), 404, 'rundowns.not_found');
+    expectProblem(await v1('GET', `/rundowns/${rundown}/mentions/%00`, { token: owner }), 404, 'mentions.not_found');
+    expectProblem(await v1('DELETE', `/rundowns/${rundown}/mentions/%00`, { token: owner }), 404, 'mentions.not_found');
+    const probe = await v1('GET', '/auth/probe', { token: owner, query: { rundown_id: '\u0000' } });
+    expect(probe.body.data).toMatchObject({ visible: false });
+    for (const path of ['/rundowns/%zz', '/rundowns/%E2%9C']) {
+      expectProblem(await v1('GET', path), 404, 'not_found');
+      expectProblem(await v1('GET', path, { token: owner }), 404, 'not_found');
+    }
+  });
+
+  it('refuses a cue_numbering.start_from outside 0..1,000,000 before storing anything', async () => {
+    for (const start_from of [2_147_483_648, -1, 1_000_001]) {
+      const patch = await v1('PATCH', `/rundowns/${rundown}`, { token: owner, body: { settings: { cue_numbering: { start_from } } } });
+      expectProblem(patch, 400, 'rundowns.invalid_payload');
+      const create = await v1('POST', '/rundowns', { token: owner, body: { title: 'big', settings: { cue_numbering: { start_from } } } });
+      expectProblem(create, 400, 'rundowns.invalid_payload');
+    }
+    expect((await v1('GET', `/rundowns/${rundown}`, { token: owner })).status).toBe(200);
+    expect((await v1('GET', '/rundowns', { token: owner })).status).toBe(200);
+  });
+});
+
+describe('edge semantics', () => {
+  it('resets every setting with settings: null (RFC 7396)', async () => {
+    const id = (await v1('POST', '/rundowns', { token: owner, body: { title: 'reset', settings: { cue_numbering: { prefix: 'A', padding: 3 }, tod_display_format: '24h' } } })).body.data.id;
+    const res = await v1('PATCH', `/rundowns/${id}`, { token: owner, body: { settings: null } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.settings).toEqual({ cue_numbering: { start_from: 1, prefix: '', padding: 1 }, tod_display_format: null });
+  });
+
+  it('judges the role before the body, and never replays another token’s answer to a token that may not write', async () => {
+    expectProblem(await v1('POST', `/rundowns/${rundown}/cues`, { token: viewer, body: { duration_ms: -1 } }), 403, 'forbidden');
+    expectProblem(await v1('PATCH', `/rundowns/${rundown}`, { token: viewer, body: {} }), 403, 'forbidden');
+    const key = `replay-${Date.now()}`;
+    const created = await v1('POST', '/rundowns', { token: owner, body: { title: 'Keyed' }, headers: { 'idempotency-key': key } });
+    expect(created.status).toBe(201);
+    const stolen = await v1('POST', '/rundowns', { token: viewer, body: { title: 'Keyed' }, headers: { 'idempotency-key': key } });
+    expectProblem(stolen, 403, 'forbidden');
+    expect(stolen.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('matches paths case-sensitively everywhere (no self-contradicting 405)', async () => {
+    expectProblem(await v1('GET', '/Auth', { token: owner }), 404, 'not_found');
+    expectProblem(await v1('POST', '/Rundowns', { token: owner, body: { title: 'x' } }), 404, 'not_found');
+  });
+
+  it('reads no body on a GET', async () => {
+    // fetch refuses to send a body with GET; a raw request does what some clients do.
+    const url = new URL(`${system().baseUrl}/auth`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: 'GET', headers: { authorization: `Bearer ${owner}`, 'content-type': 'text/plain', 'content-length': '1' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{');
+    });
+    expect(status).toBe(200);
+  });
+
+  it('answers a PATCH whose body is JSON null as an empty patch', async () => {
+    expectProblem(await v1('PATCH', `/rundowns/${rundown}/output-message`, { token: owner, rawBody: 'null', headers: { 'content-type': 'application/json' } }), 422, 'messages.empty_patch');
+    const create = await v1('POST', '/rundowns', { token: owner, rawBody: 'null', headers: { 'content-type': 'application/json' } });
+    expectProblem(create, 400, 'rundowns.invalid_payload');
+    expect(create.body.details.issues[0].path).toEqual([]);
+  });
+});
