@@ -1,28 +1,39 @@
 /**
  * OpenTelemetry bootstrap. Imported first by every entry point, before anything it should
- * instrument is loaded (entry points import their app dynamically after this). Traces are
- * exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; without it context is still
- * propagated across HTTP and gRPC hops so request ids and trace ids line up in the logs.
+ * instrument is loaded (entry points import their app dynamically after this).
+ *
+ * With OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) set, spans of HTTP, Express, gRPC,
+ * PostgreSQL and Redis are sampled (parent-based, so one trace follows a request across every
+ * hop) and exported over OTLP/HTTP. Without it nothing is recorded, but trace context is still
+ * created and propagated, so trace ids line up across services at almost no cost.
  */
 import { register } from 'node:module';
-import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { detectResources, envDetector } from '@opentelemetry/resources';
+import { AlwaysOffSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { setTelemetry } from './telemetry-handle.js';
 
 if (process.env.OTEL_SDK_DISABLED !== 'true') {
   // ESM modules are instrumented through import-in-the-middle's loader hook.
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
-  const sdk = new NodeSDK({
-    // Without an endpoint, spans are not exported at all (no retries against a collector that
-    // is not there), but context still propagates.
-    ...(exporting ? { traceExporter: new OTLPTraceExporter() } : { spanProcessors: [] }),
+  const ratio = Number(process.env.OTEL_TRACES_SAMPLER_ARG ?? '1');
+  const provider = new NodeTracerProvider({
+    resource: detectResources({ detectors: [envDetector] }),
+    sampler: new ParentBasedSampler({ root: exporting ? new TraceIdRatioBasedSampler(Number.isFinite(ratio) ? ratio : 1) : new AlwaysOffSampler() }),
+    spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+  });
+  // Registers the AsyncLocalStorage context manager and the W3C trace-context propagator.
+  provider.register();
+  registerInstrumentations({
+    tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
       new ExpressInstrumentation(),
@@ -31,6 +42,5 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
       new IORedisInstrumentation(),
     ],
   });
-  sdk.start();
-  setTelemetry(sdk);
+  setTelemetry(provider);
 }
