@@ -125,6 +125,24 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect(again.text).toBe('');
   });
 
+  it('keeps a 400 for malformed JSON and a 415 under their key, like every 4xx', async () => {
+    const k = key();
+    const raw = (rawBody: string, type = 'application/json') =>
+      v1('POST', '/rundowns', { token: owner, rawBody, headers: { 'idempotency-key': k, 'content-type': type } });
+    const first = await raw('{"title": ');
+    expectProblem(first, 400, 'bad_request');
+    const again = await raw('{"title": ');
+    expect(again.status).toBe(400);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.request_id).toBe(first.body.request_id);
+    expectProblem(await post({ title: 'now valid' }, k), 422, 'idempotency.key_mismatch');
+    const k2 = key();
+    const text = await v1('POST', '/rundowns', { token: owner, rawBody: 'title=x', headers: { 'idempotency-key': k2, 'content-type': 'text/plain' } });
+    expectProblem(text, 415, 'unsupported_media_type');
+    const textAgain = await v1('POST', '/rundowns', { token: owner, rawBody: 'title=x', headers: { 'idempotency-key': k2, 'content-type': 'text/plain' } });
+    expect(textAgain.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('refuses a key over 256 characters with key_length and max; 256 is fine', async () => {
     const long = 'k'.repeat(257);
     const res = await post({ title: 'Idem long key' }, long);

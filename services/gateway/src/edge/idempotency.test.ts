@@ -19,5 +19,8 @@ describe('fingerprint', () => {
     expect(fingerprint('POST', '/v1/rundowns/x', { a: 1 })).not.toBe(base);
     expect(fingerprint('POST', '/v1/rundowns', { a: 2 })).not.toBe(base);
     expect(fingerprint('POST', '/v1/rundowns', undefined)).not.toBe(base);
+    // A body that is not JSON is fingerprinted by its text, never confused with a JSON body.
+    expect(fingerprint('POST', '/v1/rundowns', undefined, '{"a":1')).not.toBe(fingerprint('POST', '/v1/rundowns', undefined, '{"a":2'));
+    expect(fingerprint('POST', '/v1/rundowns', undefined, 'json:{"a":1}')).not.toBe(base);
   });
 });

@@ -69,9 +69,13 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-/** What makes two requests "the same" under one key: method, path and canonical body. */
-export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`).digest('hex');
+/**
+ * What makes two requests "the same" under one key: method, path and canonical body (or, for a
+ * body that is not JSON, its exact text).
+ */
+export function fingerprint(method: string, path: string, body: unknown, unparsed?: string): string {
+  const content = unparsed === undefined ? `json:${canonicalJson(body)}` : `raw:${unparsed}`;
+  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${content}`).digest('hex');
 }
 
 function decode(raw: string): InFlightRecord | DoneRecord | undefined {

@@ -8,9 +8,15 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
  * Reads the raw body with the 1 MB cap enforced while streaming (before any parsing), then
  * parses JSON itself so every failure is a catalogue problem: 413 with the sizes, 415 for a
  * body that is not JSON, 400 for malformed JSON. A bodyless request is fine everywhere.
+ *
+ * A body too large to read fails at once. A body that was read but is not JSON is left in
+ * `res.locals.rawBody` with its error in `res.locals.bodyError`, raised by the route after the
+ * idempotency step, so that answer is kept under an Idempotency-Key like any other 4xx.
  */
 export const jsonBody: RequestHandler = async (req, res, next) => {
   res.locals.body = undefined;
+  res.locals.rawBody = undefined;
+  res.locals.bodyError = undefined;
   const declared = req.headers['content-length'];
   const hasBody = (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return next();
@@ -32,17 +38,19 @@ export const jsonBody: RequestHandler = async (req, res, next) => {
   }
   if (raw.length === 0) return next();
   const type = req.headers['content-type'] ?? '';
+  const text = raw.toString('utf8');
   if (!JSON_TYPE.test(type)) {
-    return next(new AppError('unsupported_media_type', { detail: `Send the body as application/json (got ${type || 'no Content-Type'}).` }));
+    res.locals.rawBody = text;
+    res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body as application/json (got ${type || 'no Content-Type'}).` });
+    return next();
   }
   try {
-    res.locals.body = JSON.parse(raw.toString('utf8')) as unknown;
+    res.locals.body = JSON.parse(text) as unknown;
   } catch (error) {
-    return next(
-      AppError.validation('bad_request', [
-        { path: [], message: `Malformed JSON: ${(error as Error).message}`, code: 'invalid_json' },
-      ]),
-    );
+    res.locals.rawBody = text;
+    res.locals.bodyError = AppError.validation('bad_request', [
+      { path: [], message: `Malformed JSON: ${(error as Error).message}`, code: 'invalid_json' },
+    ]);
   }
   next();
 };

@@ -38,7 +38,7 @@ export function idempotency(store: IdempotencyStore, logger: Logger): RequestHan
       });
     }
     const redisKey = store.keyOf(principal.teamId, key);
-    const fp = fingerprint(req.method, req.originalUrl.split('?')[0]!, res.locals.body);
+    const fp = fingerprint(req.method, req.originalUrl.split('?')[0]!, res.locals.body, res.locals.rawBody as string | undefined);
     const claim = await store.claim(redisKey, fp).catch((err: unknown) => {
       logger.warn({ err, request_id: res.locals.requestId }, 'idempotency store unavailable');
       throw new AppError('service_unavailable', { detail: 'The idempotency store did not answer; retry with the same key.' });

@@ -57,6 +57,7 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hook
     };
     const handle = async (req: Request, res: Response) => {
       if (res.locals.authError) throw res.locals.authError;
+      if (res.locals.bodyError) throw res.locals.bodyError;
       const principal = res.locals.principal as Principal;
       let body: unknown = res.locals.body;
       if (route.emptyPatch && (body === undefined || body === null || isEmptyObject(body))) throw new AppError(route.emptyPatch);
