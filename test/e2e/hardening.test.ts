@@ -86,6 +86,15 @@ describe('edge semantics', () => {
     expectProblem(await v1('POST', '/Rundowns', { token: owner, body: { title: 'x' } }), 404, 'not_found');
   });
 
+  it('answers OPTIONS itself: 204 with Allow and the RateLimit headers, 404 on an unknown path', async () => {
+    const res = await v1('OPTIONS', '/rundowns');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS, POST');
+    expect(res.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expectProblem(await v1('OPTIONS', '/nowhere'), 404, 'not_found');
+  });
+
   it('reads no body on a GET', async () => {
     // fetch refuses to send a body with GET; a raw request does what some clients do.
     const url = new URL(`${system().baseUrl}/auth`);

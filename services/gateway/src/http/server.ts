@@ -6,7 +6,7 @@ import type { IdempotencyStore } from '../edge/idempotency.js';
 import type { RateLimiter } from '../edge/rate-limiter.js';
 import { apiReferenceHtml, errorReferenceHtml } from './docs.js';
 import { presentedToken } from './middleware/authenticate.js';
-import { notFoundOrMethodNotAllowed } from './fallback.js';
+import { notFoundOrMethodNotAllowed, options as optionsResponder } from './fallback.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/body.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -61,6 +61,12 @@ export function createPublicApp(options: PublicAppOptions): Express {
     before: [limit, bodyOfAuthenticated, idempotency(options.idempotencyStore, options.logger), ...(options.hooks?.before ?? [])],
   };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
+  const mounts = [
+    { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
+    { prefix: '', routes: [{ method: 'get' as const, path: '/docs' }, { method: 'get' as const, path: '/docs/api-v1/errors' }] },
+  ];
+  const answerOptions = optionsResponder(mounts);
+  app.use((req, res, next) => (req.method === 'OPTIONS' ? limit(req, res, (error?: unknown) => (error ? next(error) : answerOptions(req, res, next))) : next()));
   // A path that is not valid percent-encoding names nothing: a (rate limited) 404, rather than a
   // failure inside the router's parameter decoding.
   app.use('/v1', (req, res, next) => (decodable(req.path) ? next() : limit(req, res, () => next(new AppError('not_found')))));
@@ -81,13 +87,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
     res.type('text/html; charset=utf-8').send(errors);
   });
 
-  app.use(
-    limit,
-    notFoundOrMethodNotAllowed([
-      { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
-      { prefix: '', routes: [{ method: 'get', path: '/docs' }, { method: 'get', path: '/docs/api-v1/errors' }] },
-    ]),
-  );
+  app.use(limit, notFoundOrMethodNotAllowed(mounts));
   app.use(problemHandler(options.urls, options.logger));
   return app;
 }
