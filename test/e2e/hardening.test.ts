@@ -81,6 +81,16 @@ describe('edge semantics', () => {
     expect(stolen.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('charges a valid token’s unknown path or wrong method to its team, not to the address', async () => {
+    const notFound = await v1('GET', '/nowhere', { token: owner });
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('ratelimit-limit')).toBe('100000');
+    const wrongMethod = await v1('DELETE', '/auth', { token: owner });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('ratelimit-limit')).toBe('100000');
+    expect((await v1('GET', '/nowhere')).headers.get('ratelimit-limit')).not.toBe('100000');
+  });
+
   it('matches paths case-sensitively everywhere (no self-contradicting 405)', async () => {
     expectProblem(await v1('GET', '/Auth', { token: owner }), 404, 'not_found');
     expectProblem(await v1('POST', '/Rundowns', { token: owner, body: { title: 'x' } }), 404, 'not_found');

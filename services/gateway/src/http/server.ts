@@ -87,7 +87,19 @@ export function createPublicApp(options: PublicAppOptions): Express {
     res.type('text/html; charset=utf-8').send(errors);
   });
 
-  app.use(limit, notFoundOrMethodNotAllowed(mounts));
+  // Only requests without a valid token count per address: a valid token on an unknown path or
+  // method still spends its team's budget.
+  const identifyIfPresented: RequestHandler = (req, res, next) => {
+    if (req.headers.authorization === undefined) return next();
+    options.authenticator.authenticate(presentedToken(req, 'bearer')).then(
+      (principal) => {
+        res.locals.principal = principal;
+        next();
+      },
+      () => next(),
+    );
+  };
+  app.use(identifyIfPresented, limit, notFoundOrMethodNotAllowed(mounts));
   app.use(problemHandler(options.urls, options.logger));
   return app;
 }
