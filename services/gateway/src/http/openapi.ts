@@ -10,16 +10,9 @@ export const staticV1Routes: Pick<RouteDef, 'method' | 'path' | 'summary' | 'tag
   { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', tag: 'Meta', auth: 'none' },
 ];
 
-const AUTH_CODES: ErrorCode[] = [
-  'auth.token_missing',
-  'auth.malformed_authorization',
-  'auth.invalid_token',
-  'auth.token_expired',
-  'auth.token_revoked',
-  'auth.revocation_check_unavailable',
-  'auth.query_token_not_allowed',
-];
-const IDEMPOTENCY_CODES: ErrorCode[] = ['idempotency.invalid_key', 'idempotency.in_flight', 'idempotency.key_mismatch', 'idempotency.cache_corrupt'];
+// Every auth.* code of the catalogue can answer an authenticated route.
+const AUTH_CODES: ErrorCode[] = errorCodes.filter((code) => code.startsWith('auth.'));
+const IDEMPOTENCY_CODES: ErrorCode[] = errorCodes.filter((code) => code.startsWith('idempotency.'));
 const WRITES: Method[] = ['post', 'patch', 'put', 'delete'];
 
 /**
