@@ -47,6 +47,17 @@ describe('admin listener', () => {
     expect(refused.body.code).toBe('auth.token_revoked');
     const scopedOwner = await admin('POST', `/teams/${team.id}/tokens`, { role: 'OWNER', rundown_id: 'rd_x' });
     expect(scopedOwner.status).toBe(400);
+    // A rundown-scoped token must name a live rundown of its own team.
+    const missing = await admin('POST', `/teams/${team.id}/tokens`, { role: 'EDIT', rundown_id: 'rd_missing' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('rundowns.not_found');
+    const owner = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'OWNER' })).body.data.token as string;
+    const rundown = (await v1('POST', '/rundowns', { token: owner, body: { title: 'Scoped' } })).body.data.id as string;
+    const other = (await admin('POST', '/teams', { name: 'Other', plan: 'paid' })).body.data;
+    expect((await admin('POST', `/teams/${other.id}/tokens`, { role: 'EDIT', rundown_id: rundown })).status).toBe(404);
+    const scoped = await admin('POST', `/teams/${team.id}/tokens`, { role: 'EDIT', rundown_id: rundown });
+    expect(scoped.status).toBe(201);
+    expect(scoped.body.data).toMatchObject({ scope: 'rundown', rundown_id: rundown });
   });
 
   it('does the same from the terminal with npm run admin', async () => {

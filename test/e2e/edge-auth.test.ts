@@ -87,7 +87,9 @@ describe('v1 authentication: the seven auth.* codes', () => {
 
   it('auth.token_revoked: every token of a rotated team issued before the rotation; new ones work', async () => {
     const rotating = await createTeam();
-    const before = [await rotating.token('OWNER'), await rotating.token('VIEW'), await rotating.token('EDIT', { rundown_id: 'rd_any' })];
+    const teamOwner = await rotating.token('OWNER');
+    const rundownId = (await v1('POST', '/rundowns', { token: teamOwner, body: { title: 'Rotated' } })).body.data.id as string;
+    const before = [teamOwner, await rotating.token('VIEW'), await rotating.token('EDIT', { rundown_id: rundownId })];
     for (const token of before) expect((await v1('GET', '/auth', { token })).status).toBe(200);
     const rotated = await admin('POST', `/teams/${rotating.id}/tokens:rotate`);
     expect(rotated.status, rotated.text).toBe(204);

@@ -118,6 +118,8 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       auth: 'bearer',
       body: mintToken,
       handler: async ({ params, body, caller }) => {
+        // A rundown-scoped token must name a live rundown of that team (else it could see nothing).
+        if (body.rundown_id) await clients.rundown.getRundown({ rundown_id: body.rundown_id }, { requestId: caller.requestId, teamId: params.team_id! });
         const minted = await clients.auth.mintToken(
           {
             team_id: params.team_id!,

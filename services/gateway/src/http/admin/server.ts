@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { AppError, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../../config.js';
 import type { Principal } from '../../edge/authenticator.js';
@@ -29,7 +29,8 @@ export function createAdminApp(options: { routes: RouteDef[]; secret: string; ur
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  app.use(jsonBody);
+  // The body is read only once the secret is known good.
+  const bodyOfAuthenticated: RequestHandler = (req, res, next) => (res.locals.authError ? next() : jsonBody(req, res, next));
   app.use(
     '/admin',
     buildRouter(options.routes, async (req, route) => {
@@ -38,7 +39,7 @@ export function createAdminApp(options: { routes: RouteDef[]; secret: string; ur
         throw new AppError('auth.invalid_token', { detail: 'The admin secret is not valid.' });
       }
       return adminPrincipal;
-    }),
+    }, { before: [bodyOfAuthenticated] }),
   );
   app.use(notFoundOrMethodNotAllowed([{ prefix: '/admin', routes: options.routes }]));
   app.use(problemHandler(options.urls, options.logger));
