@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import {
   AppError,
   isRoleName,
+  planFromProto,
   plans,
   redisKeys,
   TOKEN_ISSUER,
@@ -12,7 +13,6 @@ import {
   type PlanName,
   type RoleName,
 } from '@rundown/shared';
-import { Plan } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { Clients } from './clients.js';
 
 export interface TeamLimits {
@@ -169,7 +169,7 @@ export class Authenticator {
       throw new AppError('auth.invalid_token');
     });
     return {
-      plan: team.plan === Plan.PLAN_PAID ? 'paid' : 'free',
+      plan: planFromProto(team.plan) ?? 'free',
       rate_limit_per_minute: team.effective_rate_limit_per_minute,
       max_rundowns: team.effective_max_rundowns,
     };

@@ -18,6 +18,3 @@ export function sendData(
   res.status(options.status ?? 200).json(body);
 }
 
-export function sendNoContent(res: Response): void {
-  res.status(204).end();
-}

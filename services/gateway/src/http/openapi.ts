@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { errorCatalogue, errorCodes, limits, roleAtLeast, type ErrorCode } from '@rundown/shared';
+import { errorCatalogue, errorCodes, limits, plans, roleAtLeast, type ErrorCode } from '@rundown/shared';
+import { IDEMPOTENCY_TTL_MS } from '../edge/idempotency.js';
 import type { PublicUrls } from '../config.js';
-import type { Method, RouteDef } from './route.js';
+import { WRITE_METHODS, type RouteDef } from './route.js';
 
 type Schema = Record<string, unknown>;
 
@@ -13,7 +14,6 @@ export const staticV1Routes: Pick<RouteDef, 'method' | 'path' | 'summary' | 'tag
 // Every auth.* code of the catalogue can answer an authenticated route.
 const AUTH_CODES: ErrorCode[] = errorCodes.filter((code) => code.startsWith('auth.'));
 const IDEMPOTENCY_CODES: ErrorCode[] = errorCodes.filter((code) => code.startsWith('idempotency.'));
-const WRITES: Method[] = ['post', 'patch', 'put', 'delete'];
 
 /**
  * Every code a route can answer with: its own domain errors plus what the edge adds in front of
@@ -27,7 +27,7 @@ export function routeErrorCodes(route: Pick<RouteDef, 'method' | 'auth' | 'role'
   }
   codes.add('rate_limit.exceeded');
   if (route.role && !roleAtLeast('VIEW', route.role)) codes.add('forbidden');
-  if (WRITES.includes(route.method)) {
+  if (WRITE_METHODS.has(route.method)) {
     for (const code of IDEMPOTENCY_CODES) codes.add(code);
     codes.add('payload.too_large');
     codes.add('unsupported_media_type');
@@ -138,7 +138,7 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
       schema: { type: 'string' },
     });
   }
-  if (WRITES.includes(route.method)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (WRITE_METHODS.has(route.method)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
   const responses: Schema = {};
   if (r.successStatus === 204) {
@@ -199,7 +199,7 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
       version: '1.0.0',
       description:
         'The v1 HTTP API of the show-control rundown service. Every error is an RFC 9457 problem document with a stable `code`; ' +
-        `see the [error reference](${urls.errors}). Rate limits are per team and per minute (free 20, paid 120); ` +
+        `see the [error reference](${urls.errors}). Rate limits are per team and per minute (free ${plans.free.requestsPerMinute}, paid ${plans.paid.requestsPerMinute}); ` +
         `every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Writes accept an Idempotency-Key of at most ${limits.idempotencyKeyChars} characters.`,
     },
     externalDocs: { description: 'Error reference', url: urls.errors },
@@ -217,7 +217,7 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Makes the write idempotent for 24 hours, per team.',
+          description: `Makes the write idempotent for ${IDEMPOTENCY_TTL_MS / 3_600_000} hours, per team.`,
           schema: { type: 'string', minLength: 1, maxLength: limits.idempotencyKeyChars },
         },
       },

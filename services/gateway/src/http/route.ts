@@ -4,7 +4,7 @@ import { AppError, type CallerContext, type ErrorCode, type Issue, type RoleName
 import type { Principal } from '../edge/authenticator.js';
 import type { SideEffect } from './envelope.js';
 
-export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+export type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /**
  * How a route authenticates: `bearer` takes only the Authorization header; `control` (the show
@@ -22,10 +22,21 @@ export interface HandlerInput<B, Q> {
   res: Response;
 }
 
-export type Reply =
-  | { status?: 200 | 201; data: unknown; location?: string; included?: Record<string, unknown>; sideEffects?: SideEffect[] }
-  | { status: 204 }
-  | { raw: true };
+/**
+ * A handler's answer. Its status is the route's `successStatus` (which the OpenAPI document also
+ * reads); `status` overrides it only where one route answers two ways (200 with a representation
+ * instead of 204 when the client asks for one).
+ */
+export interface Reply {
+  status?: 200;
+  data?: unknown;
+  location?: string;
+  included?: Record<string, unknown>;
+  sideEffects?: SideEffect[];
+}
+
+/** The methods that change something: they take a body and an Idempotency-Key. */
+export const WRITE_METHODS: ReadonlySet<Method> = new Set<Method>(['post', 'patch', 'delete']);
 
 /**
  * One v1 route: its path (OpenAPI form, e.g. `/rundowns/{id}/cues:bulk`), who may call it, the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
+import { planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { Clients } from '../../edge/clients.js';
 import { columnJson, orderChanged } from '../v1/columns.js';
@@ -11,7 +11,7 @@ export function teamJson(t: Team) {
   return {
     id: t.id,
     name: t.name,
-    plan: t.plan === Plan.PLAN_PAID ? 'paid' : 'free',
+    plan: planFromProto(t.plan) ?? 'free',
     rate_limit_per_minute: t.rate_limit_per_minute ?? null,
     max_rundowns: t.max_rundowns ?? null,
     effective: { rate_limit_per_minute: t.effective_rate_limit_per_minute, max_rundowns: t.effective_max_rundowns },
@@ -66,6 +66,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       tag: 'Admin',
       auth: 'bearer',
       body: createTeam,
+      successStatus: 201,
       handler: async ({ body, caller }) => {
         const team = await clients.auth.createTeam(
           {
@@ -76,7 +77,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
           },
           caller,
         );
-        return { status: 201, data: teamJson(team), location: `/admin/teams/${team.id}` };
+        return { data: teamJson(team), location: `/admin/teams/${team.id}` };
       },
     }),
     defineRoute({
@@ -117,6 +118,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       tag: 'Admin',
       auth: 'bearer',
       body: mintToken,
+      successStatus: 201,
       handler: async ({ params, body, caller }) => {
         // A rundown-scoped token must name a live rundown of that team (else it could see nothing).
         if (body.rundown_id) await clients.rundown.getRundown({ rundown_id: body.rundown_id }, { requestId: caller.requestId, teamId: params.team_id! });
@@ -124,7 +126,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
           {
             team_id: params.team_id!,
             role: roleToProto[body.role],
-            ttl_seconds: body.ttl_seconds ?? limits.tokenTtlSecondsDefault,
+            ttl_seconds: body.ttl_seconds ?? 0, // 0: the auth service's default
             rundown_id: body.rundown_id,
             name: body.name ?? '',
             environment: body.environment ?? '',
@@ -132,7 +134,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
           caller,
         );
         const token = tokenJson(minted.token!);
-        return { status: 201, data: { ...token, token: minted.jwt } };
+        return { data: { ...token, token: minted.jwt } };
       },
     }),
     defineRoute({
@@ -152,9 +154,10 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       summary: 'Revoke a token',
       tag: 'Admin',
       auth: 'bearer',
+      successStatus: 204,
       handler: async ({ params, caller }) => {
         await clients.auth.revokeToken({ token_id: params.token_id! }, caller);
-        return { status: 204 };
+        return {};
       },
     }),
     defineRoute({
@@ -163,9 +166,10 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       summary: 'Reject every token of the team issued before now',
       tag: 'Admin',
       auth: 'bearer',
+      successStatus: 204,
       handler: async ({ params, caller }) => {
         await clients.auth.rotateTeamTokens({ team_id: params.team_id! }, caller);
-        return { status: 204 };
+        return {};
       },
     }),
     defineRoute({
@@ -182,7 +186,6 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       handler: async ({ params, body, caller }) => {
         const written = await clients.columns.adminCreateColumn({ rundown_id: params.id!, ...body }, caller);
         return {
-          status: 201,
           data: { ...columnJson(written.column!), private: written.column!.private },
           sideEffects: orderChanged(params.id!, written),
         };
@@ -194,9 +197,10 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       summary: 'Issue the team’s v0 token (the previous one stops working)',
       tag: 'Admin',
       auth: 'bearer',
+      successStatus: 201,
       handler: async ({ params, caller }) => {
         const { token } = await clients.auth.issueV0Token({ team_id: params.team_id! }, caller);
-        return { status: 201, data: { token } };
+        return { data: { token } };
       },
     }),
     defineRoute({

@@ -2,8 +2,8 @@ import type { RequestHandler, Response } from 'express';
 import { AppError, limits, type Logger } from '@rundown/shared';
 import type { Principal } from '../../edge/authenticator.js';
 import { fingerprint, type IdempotencyStore, type StoredResponse } from '../../edge/idempotency.js';
+import { WRITE_METHODS, type Method } from '../route.js';
 
-const WRITES = new Set(['POST', 'PATCH', 'DELETE']);
 /** The headers a replay repeats (besides status and body); X-Request-Id keeps body and header equal. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'x-request-id'] as const;
 
@@ -26,7 +26,7 @@ function replay(res: Response, stored: StoredResponse): void {
  */
 export function idempotency(store: IdempotencyStore, logger: Logger): RequestHandler {
   return async (req, res, next) => {
-    if (!WRITES.has(req.method) || res.locals.authError) return next();
+    if (!WRITE_METHODS.has(req.method.toLowerCase() as Method) || res.locals.authError) return next();
     const principal = res.locals.principal as Principal | undefined;
     const key = req.headers['idempotency-key'];
     if (!principal || key === undefined) return next();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, roles } from '@rundown/shared';
 import type { Clients } from '../../edge/clients.js';
+import { RATE_WINDOW_SECONDS } from '../../edge/rate-limiter.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { single } from './schemas/common.js';
 
@@ -39,7 +40,7 @@ export function authRoutes(clients: Clients): RouteDef[] {
           issued_at: p.issuedAt,
           environment: p.environment,
           plan: p.team.plan,
-          rate_limit: { tier: p.team.plan, limit: p.team.rate_limit_per_minute, window_seconds: 60 },
+          rate_limit: { tier: p.team.plan, limit: p.team.rate_limit_per_minute, window_seconds: RATE_WINDOW_SECONDS },
         },
       }),
     }),

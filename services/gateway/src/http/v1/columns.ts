@@ -54,7 +54,6 @@ export function columnRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
         const { name, before_column_id, after_column_id } = body;
         const written = await clients.columns.createColumn({ rundown_id: params.id!, name, before_column_id, after_column_id }, caller);
         return {
-          status: 201,
           data: columnJson(written.column!),
           location: `${urls.base}/rundowns/${params.id}/columns/${written.column!.id}`,
           sideEffects: orderChanged(params.id!, written),
@@ -104,8 +103,9 @@ export function columnRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: [...notFoundErrors],
       handler: async ({ params, caller, req }) => {
         const deleted = await clients.columns.deleteColumn({ rundown_id: params.id!, column_id: params.column_id! }, caller);
-        if (!wantsRepresentation(req.get('prefer'))) return { status: 204 };
+        if (!wantsRepresentation(req.get('prefer'))) return {};
         return {
+          status: 200,
           data: null,
           sideEffects: [
             { type: 'column.deleted', rundown_id: params.id!, column_id: params.column_id!, cell_count: deleted.cell_count },

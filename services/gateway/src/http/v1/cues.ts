@@ -107,7 +107,6 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       handler: async ({ params, body, caller }) => {
         const { cue, side_effects } = await clients.cues.createCue({ rundown_id: params.id!, cue: createCueMessage(body) }, caller);
         return {
-          status: 201,
           data: cueJson(cue!),
           location: `${urls.base}/rundowns/${params.id}/cues/${cue!.id}`,
           sideEffects: side_effects.map(sideEffectJson),
@@ -158,7 +157,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: [...writeErrors, 'cues.group_not_empty'],
       handler: async ({ params, caller }) => {
         await clients.cues.deleteCue({ rundown_id: params.id!, cue_id: params.cue_id! }, caller);
-        return { status: 204 };
+        return {};
       },
     }),
     defineRoute({

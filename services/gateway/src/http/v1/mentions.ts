@@ -49,7 +49,7 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       response: mentionRecord,
       handler: async ({ params, body, caller }) => {
         const created = await clients.mentions.createMention({ rundown_id: params.id!, fields: fields(body) }, caller);
-        return { status: 201, data: mentionJson(created), location: `${urls.base}/rundowns/${params.id}/mentions/${created.id}` };
+        return { data: mentionJson(created), location: `${urls.base}/rundowns/${params.id}/mentions/${created.id}` };
       },
     }),
     defineRoute({
@@ -96,7 +96,7 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found', 'mentions.not_found'],
       handler: async ({ params, caller }) => {
         await clients.mentions.deleteMention({ rundown_id: params.id!, mention_id: params.mention_id! }, caller);
-        return { status: 204 };
+        return {};
       },
     }),
     defineRoute({

@@ -83,17 +83,12 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hook
         req,
         res,
       });
-      if ('raw' in reply) return;
-      if (reply.status === 204) {
+      const status = reply.status ?? route.successStatus ?? 200;
+      if (status === 204) {
         res.status(204).end();
         return;
       }
-      sendData(res, reply.data, {
-        status: reply.status ?? 200,
-        ...(reply.location ? { location: reply.location } : {}),
-        ...(reply.included ? { included: reply.included } : {}),
-        ...(reply.sideEffects ? { sideEffects: reply.sideEffects } : {}),
-      });
+      sendData(res, reply.data, { ...reply, status });
     };
     router[route.method](expressPath(route.path), identify, ...(hooks.before ?? []), handle);
   }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -22,7 +21,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['cursor.invalid'],
       response: z.object({ items: z.array(rundownRecord), next_cursor: z.string().nullable() }),
       handler: async ({ query, caller }) => {
-        const page = await clients.rundown.listRundowns({ limit: query.limit ?? limits.page.default, cursor: query.cursor ?? '' }, caller);
+        const page = await clients.rundown.listRundowns({ limit: query.limit ?? 0 /* 0: the service's default */, cursor: query.cursor ?? '' }, caller);
         return { data: { items: page.items.map(rundownJson), next_cursor: page.next_cursor ?? null } };
       },
     }),
@@ -51,7 +50,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           },
           caller,
         );
-        return { status: 201, data: rundownJson(created), location: `${urls.base}/rundowns/${created.id}` };
+        return { data: rundownJson(created), location: `${urls.base}/rundowns/${created.id}` };
       },
     }),
     defineRoute({
@@ -110,7 +109,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found'],
       handler: async ({ params, caller }) => {
         await clients.rundown.deleteRundown({ rundown_id: params.id! }, caller);
-        return { status: 204 };
+        return {};
       },
     }),
   ];

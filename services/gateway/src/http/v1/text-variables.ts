@@ -43,7 +43,7 @@ export function textVariableRoutes(clients: Clients, urls: PublicUrls): RouteDef
       response: textVariableRecord,
       handler: async ({ params, body, caller }) => {
         const created = await clients.textVariables.createTextVariable({ rundown_id: params.id!, ...body }, caller);
-        return { status: 201, data: variableJson(created), location: `${urls.base}/rundowns/${params.id}/text-variables/${created.key}` };
+        return { data: variableJson(created), location: `${urls.base}/rundowns/${params.id}/text-variables/${created.key}` };
       },
     }),
     defineRoute({
@@ -87,7 +87,7 @@ export function textVariableRoutes(clients: Clients, urls: PublicUrls): RouteDef
       errors: [...keyErrors],
       handler: async ({ params, caller }) => {
         await clients.textVariables.deleteTextVariable({ rundown_id: params.id!, key: params.key! }, caller);
-        return { status: 204 };
+        return {};
       },
     }),
     defineRoute({
