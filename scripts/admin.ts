@@ -3,9 +3,9 @@
  * Talks to the admin listener (ADMIN_URL, default http://127.0.0.1:8081/admin) with ADMIN_SECRET
  * (from the environment, else the one `npm start` generated in the data folder).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { storedSecrets } from './launcher/secrets.js';
+import { dataDirOf } from './launcher/util.js';
 
 const usage = `Usage: npm run admin -- <command> [arguments] [options]
 
@@ -46,14 +46,11 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function adminSecret(): string {
+async function adminSecret(): Promise<string> {
   if (process.env.ADMIN_SECRET) return process.env.ADMIN_SECRET;
-  const file = join(process.env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'), 'secrets.json');
-  if (existsSync(file)) {
-    const secrets = JSON.parse(readFileSync(file, 'utf8')) as { ADMIN_SECRET?: string };
-    if (secrets.ADMIN_SECRET) return secrets.ADMIN_SECRET;
-  }
-  return fail(`No ADMIN_SECRET in the environment and none in ${file}; start the system once with npm start, or set it.`);
+  const dataDir = dataDirOf(process.env);
+  const stored = (await storedSecrets(dataDir)).ADMIN_SECRET;
+  return stored ?? fail(`No ADMIN_SECRET in the environment and none in ${dataDir}/secrets.json; start the system once with npm start, or set it.`);
 }
 
 /** `N` → number, `none` → null (drop an override), absent → undefined. */
@@ -70,7 +67,7 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
 
 async function send(method: string, path: string, body?: unknown): Promise<void> {
   const base = (process.env.ADMIN_URL ?? 'http://127.0.0.1:8081/admin').replace(/\/+$/, '');
-  const headers: Record<string, string> = { authorization: `Bearer ${adminSecret()}` };
+  const headers: Record<string, string> = { authorization: `Bearer ${await adminSecret()}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {

@@ -10,14 +10,13 @@
 //   options: --seconds 10 (per target) --concurrency 16 --warmup 2 --json
 //
 // Traffic goes to loopback only, and every loop is bounded by time and by a request cap.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePorts, startSystem as launch } from '../launcher/child.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,17 +35,6 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
 const MAX_REQUESTS = 2_000_000;
-const root = resolve(import.meta.dirname, '../..');
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
-    });
-  });
-}
 
 interface System {
   publicUrl: string;
@@ -55,51 +43,24 @@ interface System {
   stop(): Promise<void>;
 }
 
+/** The whole system through the launcher, on free ports, with a bench database and Redis db. */
 async function startSystem(): Promise<System> {
-  const [http, admin, gw, auth, rundown] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-'));
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/start.ts', '--no-demo', '--no-banner'], {
-    cwd: root,
+  const running = await launch({
     env: {
-      ...process.env,
+      ...(await freePorts()),
       DATA_DIR: dataDir,
       DATABASE_NAME: process.env.DATABASE_NAME ?? 'rundown_bench',
       REDIS_URL: process.env.REDIS_URL ?? `redis://127.0.0.1:6379/${process.env.BENCH_REDIS_DB ?? 14}`,
-      HTTP_PORT: String(http),
-      ADMIN_PORT: String(admin),
-      GATEWAY_GRPC_PORT: String(gw),
-      AUTH_GRPC_PORT: String(auth),
-      RUNDOWN_GRPC_PORT: String(rundown),
       LOG_LEVEL: 'warn',
-      DEMO: '0',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output: string[] = [];
-  child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
-  const ready = await new Promise<Record<string, unknown>>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`system did not start in 120 s:\n${output.join('').slice(-3000)}`)), 120_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`launcher exited with ${code}:\n${output.join('').slice(-3000)}`));
-    });
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('LAUNCHER_READY ')) {
-        clearTimeout(timer);
-        ok(JSON.parse(line.slice('LAUNCHER_READY '.length)) as Record<string, unknown>);
-      }
-    });
-  });
-  child.removeAllListeners('exit');
   return {
-    publicUrl: `http://127.0.0.1:${http}`,
-    adminUrl: `http://127.0.0.1:${admin}/admin`,
-    adminSecret: String(ready.admin_secret),
+    publicUrl: running.ready.public_url,
+    adminUrl: running.ready.admin_url,
+    adminSecret: running.ready.admin_secret,
     stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      await running.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -159,8 +120,9 @@ async function load(name: string, url: URL, headers: Record<string, string>, exp
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { name, requests: latencies.length, errors, seconds: elapsed, throughput: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN };
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  return { name, requests: latencies.length, errors, seconds: elapsed, throughput: latencies.length / elapsed, p50, p99, max: latencies.at(-1) ?? NaN };
 }
 
 const started = values.url ? undefined : await startSystem();

@@ -6,19 +6,14 @@
  *   npm run bench:latency [-- --requests 1000]
  */
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { freePorts, startSystem } from '../launcher/child.js';
 import { formatSummary, summarize, timeSequential } from './stats.js';
+import { createDatabase } from '../../test/support/infra.js';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '1000' }, warmup: { type: 'string', default: '200' } } });
 const requests = Number(values.requests);
 const warmup = Number(values.warmup);
 
-const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const database = `rundown_bench_${randomBytes(4).toString('hex')}`;
-const dbUrl = new URL(serverUrl);
-dbUrl.pathname = `/${database}`;
 
 async function json(url: string, init: RequestInit & { token?: string }) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -29,11 +24,9 @@ async function json(url: string, init: RequestInit & { token?: string }) {
   return body.data;
 }
 
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
+const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'rundown_bench');
 const system = await startSystem({
-  env: { ...(await freePorts()), DATABASE_URL: dbUrl.toString(), REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13', LOG_LEVEL: 'warn' },
+  env: { ...(await freePorts()), DATABASE_URL: database.url, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13', LOG_LEVEL: 'warn' },
 });
 try {
   const { ready } = system;
@@ -61,6 +54,5 @@ try {
   console.log(`throughput (sequential, one connection): ${(requests / seconds).toFixed(0)} req/s`);
 } finally {
   await system.stop();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await database.drop();
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { NODE_ARGS } from './util.js';
 
 /** What the launcher prints on its LAUNCHER_READY line. */
 export interface LauncherReady {
@@ -62,7 +63,7 @@ export async function startSystem(options: {
   demo?: boolean;
 }): Promise<RunningSystem> {
   const started = Date.now();
-  const args = ['--conditions=source', '--import', 'tsx', 'scripts/start.ts', '--no-banner', ...(options.demo ? [] : ['--no-demo'])];
+  const args = [...NODE_ARGS, 'scripts/start.ts', '--no-banner', ...(options.demo ? [] : ['--no-demo'])];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...options.env },

@@ -1,7 +1,6 @@
 // The whole start-up, in order: ports, data folder, PostgreSQL, Redis, secrets, migrations,
 // services, readiness, demo team, banner; and the orderly way down on Ctrl-C / SIGTERM.
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { ensureDemo, type Demo } from './demo.js';
 import { grpcHealth, httpReady, waitForReady, type ReadinessTarget } from './health.js';
 import { ensurePostgres, ensureRedis, type Endpoint } from './infra.js';
@@ -21,13 +20,13 @@ import {
 import { checkEntryPoints, runMigrations, startServices, type GiveUp, type ProcessSpec } from './supervise.js';
 import {
   Cleanup,
+  dataDirOf,
   indent,
   LauncherError,
   log,
   logError,
   paint,
   portFree,
-  REPO_ROOT,
   redactUrl,
   writeLine,
 } from './util.js';
@@ -95,7 +94,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
     checkEntryPoints(SERVICES.map((service) => serviceEntry(service)));
 
     // 2. Data folder, databases, secrets.
-    const dataDir = path.resolve(env.DATA_DIR || path.join(REPO_ROOT, '.data'));
+    const dataDir = dataDirOf(env);
     await mkdir(dataDir, { recursive: true });
     const postgres = await step(ensurePostgres({ dataDir, env, cleanup }));
     if (stopping) return;

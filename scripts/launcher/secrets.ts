@@ -28,6 +28,11 @@ export interface LoadedSecrets {
   generated: SecretName[];
 }
 
+/** The secrets a data folder holds (what `npm start` generated), without generating any. */
+export function storedSecrets(dataDir: string): Promise<Partial<Secrets>> {
+  return readStored(path.join(dataDir, 'secrets.json'));
+}
+
 async function readStored(file: string): Promise<Partial<Secrets>> {
   let text: string;
   try {

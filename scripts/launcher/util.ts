@@ -11,6 +11,11 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 /** How every service (and its `migrate` command) is run: straight from the TypeScript sources. */
 export const NODE_ARGS = ['--conditions=source', '--import', 'tsx'] as const;
 
+/** Where local runs keep their data (secrets, the demo team, private servers): DATA_DIR or `.data`. */
+export function dataDirOf(env: NodeJS.ProcessEnv): string {
+  return path.resolve(env.DATA_DIR || path.join(REPO_ROOT, '.data'));
+}
+
 /** An expected failure: printed as a message (plus details), without a stack trace. */
 export class LauncherError extends Error {
   constructor(

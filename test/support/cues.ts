@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { v1 } from './client.js';
+import { query } from './db.js';
 
 export interface CueJson {
   id: string;
@@ -19,13 +20,20 @@ export async function listCues(token: string, rundownId: string): Promise<CueJso
 }
 
 /**
- * The invariants every cue write keeps: the rundown's cue_order and GET /cues agree (same ids,
- * parents and order), no id twice, groups only at root, and end_time = start_time + the playable
- * durations.
+ * The invariants every cue write keeps: the rundown's cue_order and its cues agree (same ids,
+ * parents and order, read in one snapshot), the stored cue rows are exactly the ids in the order
+ * (none lost, none orphaned), no id twice, groups only at root, and end_time = start_time + the
+ * playable durations.
  */
 export async function expectCueInvariants(token: string, rundownId: string) {
-  const [res, items] = await Promise.all([v1('GET', `/rundowns/${rundownId}`, { token }), listCues(token, rundownId)]);
+  const res = await v1('GET', `/rundowns/${rundownId}`, { token, query: { include: 'cues' } });
+  expect(res.status, res.text).toBe(200);
   const rundown = res.body.data;
+  const items = res.body.included.cues as CueJson[];
+  // The order and the list both come from the service; the rows themselves are the independent witness.
+  const rows = await query<{ id: string }>('SELECT id FROM rundown.cues WHERE rundown_id = $1', [rundownId]);
+  expect(new Set(rows.map((r) => r.id))).toEqual(new Set(items.map((c) => c.id)));
+  expect(rows).toHaveLength(items.length);
   const flattened = (rundown.cue_order as { id: string; children?: { id: string }[] }[]).flatMap((n) => [
     { id: n.id, parent_id: null as string | null },
     ...(n.children ?? []).map((c) => ({ id: c.id, parent_id: n.id })),

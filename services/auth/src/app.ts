@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { createDataSource, createLogger, runMigrations, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
 import { authConfig } from './config.js';
 import { migrations } from './migrations/index.js';
 import { TeamsRepository } from './repositories/teams.js';
@@ -12,7 +12,7 @@ import { authHandlers } from './grpc/handlers.js';
 const logger = createLogger('auth');
 
 export async function main(argv: string[]): Promise<void> {
-  if (argv[0] === 'migrate') return migrate();
+  if (argv[0] === 'migrate') return migrateAndExit('auth', migrations, logger);
   await runService(logger, async () => {
     const config = authConfig();
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'auth', migrations, applicationName: 'auth' });
@@ -43,14 +43,4 @@ export async function main(argv: string[]): Promise<void> {
       await db.destroy();
     };
   });
-}
-
-async function migrate(): Promise<void> {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL is not set');
-  const db = createDataSource({ url, schema: 'auth', migrations, applicationName: 'auth-migrate' });
-  const applied = await runMigrations(db, 'auth');
-  logger.info({ applied }, 'auth migrations done');
-  await db.destroy();
-  process.exit(0);
 }

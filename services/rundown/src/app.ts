@@ -1,4 +1,4 @@
-import { createDataSource, createLogger, runMigrations, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
 import { rundownConfig } from './config.js';
 import { RundownAccess } from './domain/access.js';
 import { noCellsYet } from './domain/cells-port.js';
@@ -26,7 +26,7 @@ import { cueHandlers } from './grpc/cues.js';
 const logger = createLogger('rundown');
 
 export async function main(argv: string[]): Promise<void> {
-  if (argv[0] === 'migrate') return migrate();
+  if (argv[0] === 'migrate') return migrateAndExit('rundown', migrations, logger);
   await runService(logger, async () => {
     const config = rundownConfig();
     const db = createDataSource({
@@ -37,10 +37,12 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
+    const rundownsRepo = new RundownsRepository(db);
     const cuesRepo = new CuesRepository(db);
-    const rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore);
-    const cues = new CuesService(rundowns, cuesRepo);
-    const access = new RundownAccess(rundowns, new RundownsRepository(db));
+    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore);
+    // Every content write of a rundown goes through this: it locks the rundown row first.
+    const access = new RundownAccess(rundowns, rundownsRepo);
+    const cues = new CuesService(rundowns, access, cuesRepo);
     const grpc = await startGrpcServer({
       port: config.GRPC_PORT,
       services: [
@@ -59,14 +61,4 @@ export async function main(argv: string[]): Promise<void> {
       await db.destroy();
     };
   });
-}
-
-async function migrate(): Promise<void> {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL is not set');
-  const db = createDataSource({ url, schema: 'rundown', migrations, applicationName: 'rundown-migrate' });
-  const applied = await runMigrations(db, 'rundown');
-  logger.info({ applied }, 'rundown migrations done');
-  await db.destroy();
-  process.exit(0);
 }

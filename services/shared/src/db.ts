@@ -1,4 +1,5 @@
-import { DataSource, type EntitySchema, type MigrationInterface, type MixedList } from 'typeorm';
+import { DataSource, type MigrationInterface } from 'typeorm';
+import type { Logger } from 'pino';
 
 /**
  * One TypeORM DataSource per service, confined to that service's own schema. Schema changes
@@ -7,7 +8,6 @@ import { DataSource, type EntitySchema, type MigrationInterface, type MixedList 
 export function createDataSource(options: {
   url: string;
   schema: string;
-  entities?: MixedList<EntitySchema>;
   migrations: (new () => MigrationInterface)[];
   poolSize?: number;
   applicationName: string;
@@ -16,7 +16,7 @@ export function createDataSource(options: {
     type: 'postgres',
     url: options.url,
     schema: options.schema,
-    entities: options.entities ?? [],
+    entities: [],
     migrations: options.migrations,
     migrationsTableName: 'migrations',
     synchronize: false,
@@ -44,4 +44,27 @@ export async function runMigrations(dataSource: DataSource, schema: string): Pro
     await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
     await runner.release();
   }
+}
+
+/**
+ * `<service> migrate`: applies the service's pending migrations from DATABASE_URL and exits 0
+ * (a Helm hook Job, the launcher), or exits non-zero with the error.
+ */
+export async function migrateAndExit(schema: string, migrations: (new () => MigrationInterface)[], logger: Logger): Promise<never> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    logger.fatal('DATABASE_URL is not set');
+    process.exit(78);
+  }
+  const db = createDataSource({ url, schema, migrations, applicationName: `${schema}-migrate` });
+  try {
+    const applied = await runMigrations(db, schema);
+    logger.info({ applied }, `${schema} migrations done`);
+  } catch (err) {
+    logger.fatal({ err }, `${schema} migrations failed`);
+    process.exit(1);
+  } finally {
+    await db.destroy().catch(() => undefined);
+  }
+  process.exit(0);
 }

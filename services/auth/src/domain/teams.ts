@@ -126,12 +126,10 @@ export class TeamsService {
   }
 
   async issueV0(teamId: string): Promise<string> {
-    await this.require(teamId);
     const tokenId = newId('v0');
-    const token = await this.keys.signV0({ jti: tokenId, tid: teamId, iat: Math.floor(this.clock() / 1000) });
-    await this.teams.setV0Token(teamId, tokenId);
+    if (!(await this.teams.setV0Token(teamId, tokenId))) throw new AppError('not_found', { detail: `No team ${teamId}.` });
     await this.revocations.setV0Token(teamId, tokenId);
-    return token;
+    return this.keys.signV0({ jti: tokenId, tid: teamId, iat: Math.floor(this.clock() / 1000) });
   }
 
   /** Rebuilds the edge's view in Redis when it is missing (first start, or Redis lost its data). */

@@ -25,8 +25,6 @@ export interface PublicAppOptions {
   rateLimiter: RateLimiter;
   anonymousRateLimit: number;
   idempotencyStore: IdempotencyStore;
-  /** Extra hooks after the edge's own (rate limit, body, idempotency). */
-  hooks?: EdgeHooks;
   ready: () => boolean;
   /** Express `trust proxy` (which X-Forwarded-For hops give the client address). */
   trustProxy?: string | boolean | number;
@@ -58,7 +56,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   const bodyOfAuthenticated: RequestHandler = (req, res, next) =>
     res.locals.authError || req.method === 'GET' || req.method === 'HEAD' ? next() : jsonBody(req, res, next);
   const hooks: EdgeHooks = {
-    before: [limit, bodyOfAuthenticated, idempotency(options.idempotencyStore, options.logger), ...(options.hooks?.before ?? [])],
+    before: [limit, bodyOfAuthenticated, idempotency(options.idempotencyStore, options.logger)],
   };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
   const mounts = [

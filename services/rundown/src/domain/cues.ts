@@ -4,7 +4,8 @@ import type { CuesRepository } from '../repositories/cues.js';
 import type { RundownRow } from '../repositories/rundowns.js';
 import { CueDraft, type BulkItem, type CreateCueInput, type CueRecord, type PatchCueInput } from './cue-draft.js';
 import type { ReorderItem } from './cue-tree.js';
-import { scopeOf, type RundownRecord, type RundownsService } from './rundowns.js';
+import type { RundownAccess } from './access.js';
+import type { RundownRecord, RundownsService } from './rundowns.js';
 
 /** What a write caused beyond the cues it returns (CONTRACT §1 `meta.side_effects`). */
 export interface SideEffect {
@@ -34,6 +35,7 @@ export interface WriteResult<T> {
 export class CuesService {
   constructor(
     private readonly rundowns: RundownsService,
+    private readonly access: RundownAccess,
     private readonly repo: CuesRepository,
   ) {}
 
@@ -76,8 +78,7 @@ export class CuesService {
 
   /** The admin surface only: stands in for the human who toggles the lock in the rundown screen. */
   async setPreventEdits(rundownId: string, cueId: string, value: boolean): Promise<CueRecord> {
-    return this.repo.transaction(async (tx) => {
-      const { cue_tree: order } = await this.rundowns.findVisible('admin', rundownId, tx, true);
+    return this.access.write('admin', rundownId, async (tx, { cue_tree: order }) => {
       if (!(await this.repo.setPreventEdits(tx, rundownId, cueId, value))) {
         throw new AppError('cues.not_found', { details: { rundown_id: rundownId, cue_id: cueId } });
       }
@@ -92,9 +93,7 @@ export class CuesService {
     work: (draft: CueDraft) => T,
     answer: (draft: CueDraft, worked: T) => R,
   ): Promise<WriteResult<R>> {
-    const scope = scopeOf(ctx);
-    return this.repo.transaction(async (tx) => {
-      const rundown = await this.rundowns.findVisible(scope, rundownId, tx, true);
+    return this.access.write(ctx, rundownId, async (tx, rundown) => {
       const draft = new CueDraft(rundownId, rundown.cue_tree, await this.repo.all(tx, rundownId));
       const worked = work(draft);
       draft.checkCap();

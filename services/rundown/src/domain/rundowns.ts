@@ -178,15 +178,11 @@ export class RundownsService {
    * reaches any; `forUpdate` takes the row lock every content write starts with.
    */
   async findVisible(scope: Scope | 'admin', id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
-    const db = tx ?? this.repoDb();
+    const db = tx ?? this.repo.db;
     if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
     const row = scope === 'admin' ? await this.repo.findById(db, id, forUpdate) : await this.repo.find(db, scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;
-  }
-
-  private repoDb() {
-    return this.repo.db;
   }
 }
 

@@ -35,10 +35,6 @@ const unnestCues = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::i
 export class CuesRepository {
   constructor(readonly db: DataSource) {}
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
   /** Reads that must agree with each other (the order on the rundown row and the cue rows) share one snapshot. */
   snapshot<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction('REPEATABLE READ', work);
