@@ -1,4 +1,7 @@
-import { DataSource, type MigrationInterface } from 'typeorm';
+import { DataSource, type EntityManager, type MigrationInterface } from 'typeorm';
+
+/** What a repository reads through: the pool, or an open transaction. */
+export type Db = DataSource | EntityManager;
 import type { Logger } from 'pino';
 
 /**

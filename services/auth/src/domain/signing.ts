@@ -1,5 +1,5 @@
 import { importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { TOKEN_ISSUER, V0_TOKEN_ISSUER, type V1Claims } from '@rundown/shared';
+import { TOKEN_ISSUER, V0_TOKEN_ALGORITHMS, V0_TOKEN_ISSUER, type V1Claims } from '@rundown/shared';
 
 /**
  * The v1 signing keys: the first configured key signs, every configured key's public half is
@@ -44,7 +44,7 @@ export class SigningKeys {
   /** v0 tokens use a different key (a team secret MAC), so neither generation accepts the other. */
   async signV0(claims: { jti: string; tid: string; iat: number }): Promise<string> {
     return new SignJWT({ tid: claims.tid })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: V0_TOKEN_ALGORITHMS[0], typ: 'JWT' })
       .setJti(claims.jti)
       .setIssuer(V0_TOKEN_ISSUER)
       .setIssuedAt(claims.iat)

@@ -21,8 +21,6 @@ export interface Decision {
   /** Seconds until the window resets (RateLimit-Reset; Retry-After when refused). */
   resetSeconds: number;
   tier: Bucket['tier'];
-  /** False when Redis could not answer and this replica decided alone (see the README). */
-  shared: boolean;
 }
 
 /**
@@ -33,7 +31,7 @@ export interface Decision {
  * clock; no replica's clock is consulted.
  *
  * Redis unreachable: the decision falls back to an in-memory limiter with the same budget in this
- * process (`shared: false`) rather than refusing everything or limiting nothing. Authenticated
+ * process rather than refusing everything or limiting nothing. Authenticated
  * requests are refused anyway by the fail-closed revocation check, so this only keeps the public
  * surface (docs, OpenAPI, error answers) up and bounded, with its RateLimit headers.
  */
@@ -85,7 +83,6 @@ export class RateLimiter {
       remaining: Math.max(0, limit - res.consumedPoints),
       resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
       tier: bucket.tier,
-      shared,
     };
   }
 }

@@ -1,6 +1,6 @@
-import { AppError, limits, newId } from '@rundown/shared';
+import { AppError, limits, newId, type Db } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
-import type { ColumnsRepository, Db } from '../repositories/columns.js';
+import type { ColumnsRepository } from '../repositories/columns.js';
 import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
 import type { Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';

@@ -1,7 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db } from '@rundown/shared';
+import type { EntityManager } from 'typeorm';
 import type { ColumnRow } from './rundowns.js';
 
-export type Db = DataSource | EntityManager;
 
 const columnFields = 'id, rundown_id, name, type, private, created_at, updated_at';
 

@@ -1,8 +1,8 @@
+import type { Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CueRow } from '../domain/cue-draft.js';
 import type { CueTreeNode } from './rundowns.js';
 
-type Db = DataSource | EntityManager;
 
 /** The selected columns, qualified by `t` where a statement joins another relation. */
 const cueColumns = (t = '') =>

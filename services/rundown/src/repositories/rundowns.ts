@@ -1,3 +1,4 @@
+import type { Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Settings } from '../domain/settings.js';
 
@@ -43,7 +44,6 @@ const rundownColumns = `id, team_id, title, timezone, start_time::float8 AS star
         ORDER BY t.n) AS public_column_ids,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_key`;
 
-type Db = DataSource | EntityManager;
 
 export class RundownsRepository {
   constructor(readonly db: DataSource) {}

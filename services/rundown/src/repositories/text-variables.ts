@@ -1,6 +1,6 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db } from '@rundown/shared';
+import type { EntityManager } from 'typeorm';
 
-type Db = DataSource | EntityManager;
 
 export interface TextVariableRow {
   key: string;
