@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCli } from '../support/cli.js';
-import { admin, createTeam, system, v1, type ApiResponse, type TestTeam } from '../support/client.js';
+import { admin, type ApiResponse, createRundown, createTeam, system, type TestTeam, v1 } from '../support/client.js';
 import { storedColumns } from '../support/db.js';
 import { expectProblem } from '../support/problems.js';
 
@@ -14,9 +14,8 @@ beforeAll(async () => {
 });
 
 async function newRundown(columns: string[] = []): Promise<{ id: string; columns: string[] }> {
-  const res = await v1('POST', '/rundowns', { token: owner, body: { title: 'Columns', columns: columns.map((name) => ({ name })) } });
-  expect(res.status, res.text).toBe(201);
-  return { id: res.body.data.id, columns: res.body.data.column_order };
+  const rundown = await createRundown(owner, { title: 'Columns', columns: columns.map((name) => ({ name })) });
+  return { id: rundown.id, columns: rundown.column_order };
 }
 
 async function createColumn(rundownId: string, body: Record<string, unknown>) {

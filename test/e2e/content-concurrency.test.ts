@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admin, createTeam, v1 } from '../support/client.js';
+import { admin, createRundown, createTeam, v1 } from '../support/client.js';
 import { storedColumns } from '../support/db.js';
 
 let editor: string;
@@ -10,9 +10,8 @@ beforeAll(async () => {
 });
 
 async function newRundown(columns: string[] = []): Promise<{ id: string; columns: string[] }> {
-  const res = await v1('POST', '/rundowns', { token: editor, body: { title: 'Concurrency', columns: columns.map((name) => ({ name })) } });
-  expect(res.status, res.text).toBe(201);
-  return { id: res.body.data.id, columns: res.body.data.column_order };
+  const rundown = await createRundown(editor, { title: 'Concurrency', columns: columns.map((name) => ({ name })) });
+  return { id: rundown.id, columns: rundown.column_order };
 }
 
 function shuffled<T>(items: readonly T[], seed: number): T[] {

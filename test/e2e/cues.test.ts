@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCli } from '../support/cli.js';
-import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { admin, createRundown, createTeam, system, type TestTeam, v1 } from '../support/client.js';
 import { expectCueInvariants, listCues } from '../support/cues.js';
 import { expectProblem } from '../support/problems.js';
 
@@ -15,9 +15,7 @@ beforeAll(async () => {
 });
 
 async function newRundown(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await v1('POST', '/rundowns', { token: editor, body: { title: 'Cues', ...body } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.id as string;
+  return (await createRundown(editor, { title: 'Cues', ...body })).id as string;
 }
 
 async function createCue(rundownId: string, body: Record<string, unknown>) {

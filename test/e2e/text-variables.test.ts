@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { createRundown, createTeam, system, type TestTeam, v1 } from '../support/client.js';
 import { expectProblem } from '../support/problems.js';
 
 let team: TestTeam;
@@ -12,9 +12,7 @@ beforeAll(async () => {
 });
 
 async function newRundown(): Promise<string> {
-  const res = await v1('POST', '/rundowns', { token: owner, body: { title: 'Variables' } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.id;
+  return (await createRundown(owner, { title: 'Variables' })).id as string;
 }
 
 async function all(rundownId: string): Promise<Record<string, string>> {

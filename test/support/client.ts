@@ -75,4 +75,11 @@ export async function createTeam(fields: Record<string, unknown> = {}): Promise<
   };
 }
 
+/** Creates a rundown as a client would and answers its record; anything but 201 fails the test. */
+export async function createRundown(token: string, body: Record<string, unknown>): Promise<any> {
+  const res = await v1('POST', '/rundowns', { token, body });
+  if (res.status !== 201) throw new Error(`rundown create failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
 export const REQUEST_ID = /^req_[0-9a-f]{24}$/;

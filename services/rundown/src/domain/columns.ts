@@ -66,12 +66,12 @@ export class ColumnsService {
     return this.access.write(reach, rundownId, async (tx, rundown) => {
       const layout = await this.layout(tx, rundown);
       const column = this.publicColumn(layout, rundownId, columnId);
-      await this.checkName(tx, rundownId, input.name, columnId);
+      checkName(layout, input.name, columnId);
       const positioned = input.before_column_id !== undefined || input.after_column_id !== undefined;
       const order = positioned ? placeColumn(layout.order, columnId, this.checkPosition(layout, input)) : layout.order;
-      await this.repo.rename(tx, columnId, input.name);
+      const renamed = (await this.repo.rename(tx, columnId, input.name)) ?? column;
       const changed = await this.saveOrder(tx, rundown, layout, order);
-      return { column: await this.repo.get(tx, column.id), column_order: publicOrder({ ...layout, order }), column_order_changed: changed };
+      return { column: renamed, column_order: publicOrder({ ...layout, order }), column_order_changed: changed };
     });
   }
 
@@ -115,14 +115,13 @@ export class ColumnsService {
         });
       }
       const checked = this.checkPosition(layout, position);
-      await this.checkName(tx, rundownId, input.name);
+      checkName(layout, input.name);
       const id = newId('col');
-      await this.access.repo.insertColumns(tx, [{ id, rundown_id: rundownId, ...input }]);
+      const [column] = await this.access.repo.insertColumns(tx, [{ id, rundown_id: rundownId, ...input }]);
       const order = placeColumn(layout.order, id, checked);
       await this.repo.setOrder(tx, rundownId, order);
-      const column = await this.repo.get(tx, id);
-      const after: Layout = { order, byId: new Map(layout.byId).set(id, column) };
-      return { column, column_order: publicOrder(after), column_order_changed: !input.private };
+      const after: Layout = { order, byId: new Map(layout.byId).set(id, column!) };
+      return { column: column!, column_order: publicOrder(after), column_order_changed: !input.private };
     });
   }
 
@@ -154,17 +153,20 @@ export class ColumnsService {
     return { before_column_id, after_column_id };
   }
 
-  private async checkName(tx: EntityManager, rundownId: string, name: string, exceptId?: string): Promise<void> {
-    if (await this.repo.nameTaken(tx, rundownId, name, exceptId)) {
-      throw AppError.validation('columns.invalid_payload', [
-        { path: ['name'], message: `A column named "${name}" already exists in the rundown.`, code: 'custom' },
-      ]);
-    }
-  }
-
   private async saveOrder(tx: EntityManager, rundown: RundownRow, layout: Layout, order: string[]): Promise<boolean> {
     if (sameOrder(layout.order, order)) return false;
     await this.repo.setOrder(tx, rundown.id, order);
     return true;
+  }
+}
+
+/** Names are unique among all of a rundown's columns, private ones included (the layout holds them all). */
+function checkName(layout: Layout, name: string, exceptId?: string): void {
+  for (const column of layout.byId.values()) {
+    if (column.name === name && column.id !== exceptId) {
+      throw AppError.validation('columns.invalid_payload', [
+        { path: ['name'], message: `A column named "${name}" already exists in the rundown.`, code: 'custom' },
+      ]);
+    }
   }
 }

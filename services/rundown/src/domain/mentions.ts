@@ -96,9 +96,10 @@ export class MentionsService {
       }
       const [clash] = duplicatesBy([...next.values()], (m) => m.name);
       if (clash) throw new AppError('mentions.name_conflict', { details: { rundown_id: rundownId, name: clash.key } });
-      await this.repo.update(tx, rundownId, ids.filter((id) => current.has(id)).map((id) => next.get(id)!));
-      await this.repo.insert(tx, rundownId, created);
-      const written = new Map((await this.repo.all(tx, rundownId)).map((m) => [m.id, m]));
+      const updated = await this.repo.update(tx, rundownId, ids.filter((id) => current.has(id)).map((id) => next.get(id)!));
+      const inserted = await this.repo.insert(tx, rundownId, created);
+      const written = new Map(current);
+      for (const row of [...updated, ...inserted]) written.set(row.id, row);
       return ids.map((id) => written.get(id)!);
     });
   }

@@ -141,8 +141,7 @@ export class RundownsService {
     return this.repo.transaction(async (tx) => {
       const row = await this.findVisible(scope, id, tx, true);
       const { settings, ...rest } = patch;
-      await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) });
-      return this.get(ctx, id, tx);
+      return toRecord(await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) }));
     });
   }
 
@@ -180,7 +179,7 @@ export class RundownsService {
   async findVisible(scope: Scope | 'admin', id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
     const db = tx ?? this.repo.db;
     if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
-    const row = scope === 'admin' ? await this.repo.findById(db, id, forUpdate) : await this.repo.find(db, scope.teamId, id, forUpdate);
+    const row = await this.repo.find(db, scope === 'admin' ? undefined : scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;
   }

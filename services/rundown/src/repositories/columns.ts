@@ -12,22 +12,13 @@ export class ColumnsRepository {
     return (await db.query(`SELECT ${columnFields} FROM rundown.columns WHERE rundown_id = $1`, [rundownId])) as ColumnRow[];
   }
 
-  async get(db: Db, id: string): Promise<ColumnRow> {
-    const [row] = (await db.query(`SELECT ${columnFields} FROM rundown.columns WHERE id = $1`, [id])) as ColumnRow[];
-    return row!;
-  }
-
-  async nameTaken(db: Db, rundownId: string, name: string, exceptId?: string): Promise<boolean> {
-    const rows = (await db.query('SELECT 1 FROM rundown.columns WHERE rundown_id = $1 AND name = $2 AND id IS DISTINCT FROM $3', [
-      rundownId,
-      name,
-      exceptId ?? null,
-    ])) as unknown[];
-    return rows.length > 0;
-  }
-
-  async rename(tx: EntityManager, id: string, name: string): Promise<void> {
-    await tx.query('UPDATE rundown.columns SET name = $2, updated_at = clock_timestamp() WHERE id = $1 AND name <> $2', [id, name]);
+  /** Renames the column; answers its new row, or undefined when the name was already that. */
+  async rename(tx: EntityManager, id: string, name: string): Promise<ColumnRow | undefined> {
+    const [rows] = (await tx.query(
+      `UPDATE rundown.columns SET name = $2, updated_at = clock_timestamp() WHERE id = $1 AND name <> $2 RETURNING ${columnFields}`,
+      [id, name],
+    )) as [ColumnRow[], number];
+    return rows[0];
   }
 
   async remove(tx: EntityManager, id: string): Promise<void> {

@@ -15,6 +15,7 @@ export interface MentionRow {
 export type MentionValues = Pick<MentionRow, 'id' | 'name' | 'color' | 'description'>;
 
 const fields = 'id, rundown_id, name, color, description, created_at, updated_at';
+const updatedFields = fields.split(', ').map((f) => `t.${f}`).join(', ');
 
 export class MentionsRepository {
   /** The rundown's mentions in creation order. */
@@ -28,27 +29,30 @@ export class MentionsRepository {
   }
 
   /** Inserts in the given order (which becomes their list order). */
-  async insert(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<void> {
-    if (!rows.length) return;
-    await tx.query(
+  async insert(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
+    if (!rows.length) return [];
+    return (await tx.query(
       `INSERT INTO rundown.mentions (id, rundown_id, name, color, description)
        SELECT m.id, $1, m.name, m.color, m.description
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS m(id, name, color, description, ord)
-       ORDER BY m.ord`,
+       ORDER BY m.ord
+       RETURNING ${fields}`,
       [rundownId, rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.color), rows.map((r) => r.description)],
-    );
+    )) as MentionRow[];
   }
 
-  /** Writes the given values; a row's updated_at moves only when something changed. */
-  async update(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<void> {
-    if (!rows.length) return;
-    await tx.query(
+  /** Writes the given values; answers the rows that changed (only their updated_at moves). */
+  async update(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
+    if (!rows.length) return [];
+    const [changed] = (await tx.query(
       `UPDATE rundown.mentions AS t SET name = m.name, color = m.color, description = m.description, updated_at = clock_timestamp()
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS m(id, name, color, description)
        WHERE t.rundown_id = $1 AND t.id = m.id
-         AND (t.name, t.color, t.description) IS DISTINCT FROM (m.name, m.color, m.description)`,
+         AND (t.name, t.color, t.description) IS DISTINCT FROM (m.name, m.color, m.description)
+       RETURNING ${updatedFields}`,
       [rundownId, rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.color), rows.map((r) => r.description)],
-    );
+    )) as [MentionRow[], number];
+    return changed;
   }
 
   async remove(tx: EntityManager, rundownId: string, id: string): Promise<boolean> {

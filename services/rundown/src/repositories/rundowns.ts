@@ -89,11 +89,13 @@ export class RundownsRepository {
     );
   }
 
-  async insertColumns(tx: EntityManager, columns: Pick<ColumnRow, 'id' | 'rundown_id' | 'name' | 'type' | 'private'>[]): Promise<void> {
-    if (!columns.length) return;
-    await tx.query(
+  /** Inserts the columns and answers their rows (with the database's timestamps). */
+  async insertColumns(tx: EntityManager, columns: Pick<ColumnRow, 'id' | 'rundown_id' | 'name' | 'type' | 'private'>[]): Promise<ColumnRow[]> {
+    if (!columns.length) return [];
+    return (await tx.query(
       `INSERT INTO rundown.columns (id, rundown_id, name, type, private)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[])`,
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[])
+       RETURNING id, rundown_id, name, type, private, created_at, updated_at`,
       [
         columns.map((c) => c.id),
         columns.map((c) => c.rundown_id),
@@ -101,24 +103,19 @@ export class RundownsRepository {
         columns.map((c) => c.type),
         columns.map((c) => c.private),
       ],
-    );
+    )) as ColumnRow[];
   }
 
-  /** A live rundown of the team; `forUpdate` takes the row lock every content write starts with. */
-  async find(db: Db, teamId: string, id: string, forUpdate = false): Promise<RundownRow | undefined> {
+  /**
+   * A live rundown, of the given team (`undefined`: of any team — the admin surface only);
+   * `forUpdate` takes the row lock every content write starts with.
+   */
+  async find(db: Db, teamId: string | undefined, id: string, forUpdate = false): Promise<RundownRow | undefined> {
+    const values = teamId === undefined ? [id] : [id, teamId];
     const rows = (await db.query(
       `SELECT ${rundownColumns} FROM rundown.rundowns
-       WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
-      [id, teamId],
-    )) as RundownRow[];
-    return rows[0];
-  }
-
-  /** A live rundown of any team, for the admin surface (which has no team). */
-  async findById(db: Db, id: string, forUpdate = false): Promise<RundownRow | undefined> {
-    const rows = (await db.query(
-      `SELECT ${rundownColumns} FROM rundown.rundowns WHERE id = $1 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
-      [id],
+       WHERE id = $1${teamId === undefined ? '' : ' AND team_id = $2'} AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      values,
     )) as RundownRow[];
     return rows[0];
   }
@@ -149,7 +146,7 @@ export class RundownsRepository {
     tx: EntityManager,
     id: string,
     patch: Partial<Pick<RundownRow, 'title' | 'timezone' | 'start_time' | 'status' | 'settings'>>,
-  ): Promise<void> {
+  ): Promise<RundownRow> {
     const sets: string[] = [];
     const values: unknown[] = [id];
     for (const [column, value] of Object.entries(patch)) {
@@ -157,7 +154,11 @@ export class RundownsRepository {
       sets.push(`${column} = $${values.length}`);
     }
     sets.push('updated_at = clock_timestamp()');
-    await tx.query(`UPDATE rundown.rundowns SET ${sets.join(', ')} WHERE id = $1`, values);
+    const [rows] = (await tx.query(`UPDATE rundown.rundowns SET ${sets.join(', ')} WHERE id = $1 RETURNING ${rundownColumns}`, values)) as [
+      RundownRow[],
+      number,
+    ];
+    return rows[0]!;
   }
 
   async softDelete(teamId: string, id: string): Promise<boolean> {
