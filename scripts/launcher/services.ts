@@ -60,6 +60,15 @@ export const SERVICES: readonly ServiceSpec[] = [
     }),
   },
   {
+    name: 'cells',
+    grpcPortEnv: 'CELLS_GRPC_PORT',
+    grpcPortDefault: 50053,
+    migrate: true,
+    ready: 'grpc',
+    color: 'yellow',
+    env: (ctx) => ({ DATABASE_URL: ctx.databaseUrl, REDIS_URL: ctx.redisUrl, CURSOR_SECRET: ctx.secrets.CURSOR_SECRET }),
+  },
+  {
     name: 'gateway',
     grpcPortEnv: 'GATEWAY_GRPC_PORT',
     grpcPortDefault: 50050,

@@ -4,7 +4,8 @@ import { createDataSource } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
 import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
 import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
-import { pendingCellStore, RundownsService } from '../../services/rundown/src/domain/rundowns.js';
+import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
+import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
 import { CursorCodec } from '../../services/rundown/src/domain/cursor.js';
 
 let db: DataSource;
@@ -13,7 +14,7 @@ let rundowns: RundownsService;
 beforeAll(async () => {
   db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: 'it-rundown', poolSize: 20 });
   await db.initialize();
-  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), pendingCellStore);
+  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), noCellsYet);
 });
 
 afterAll(async () => {

@@ -1,7 +1,9 @@
 import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
 import { rundownConfig } from './config.js';
 import { RundownAccess } from './domain/access.js';
-import { noCellsYet } from './domain/cells-port.js';
+import { GrpcCellsPort } from './clients/cells.js';
+import { CoordinatesService } from './domain/coordinates.js';
+import { coordinateHandlers } from './grpc/coordinates.js';
 import { ColumnsService } from './domain/columns.js';
 import { MentionsService } from './domain/mentions.js';
 import { OutputMessageService } from './domain/output-message.js';
@@ -17,7 +19,7 @@ import { textVariableHandlers } from './grpc/text-variables.js';
 import { migrations } from './migrations/index.js';
 import { RundownsRepository } from './repositories/rundowns.js';
 import { CursorCodec } from './domain/cursor.js';
-import { pendingCellStore, RundownsService } from './domain/rundowns.js';
+import { RundownsService } from './domain/rundowns.js';
 import { CuesService } from './domain/cues.js';
 import { CuesRepository } from './repositories/cues.js';
 import { rundownHandlers } from './grpc/handlers.js';
@@ -39,16 +41,19 @@ export async function main(argv: string[]): Promise<void> {
     await db.initialize();
     const rundownsRepo = new RundownsRepository(db);
     const cuesRepo = new CuesRepository(db);
-    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore);
+    const cells = new GrpcCellsPort(config.CELLS_ADDR, config.CELLS_DEADLINE_MS);
+    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, cells);
     // Every content write of a rundown goes through this: it locks the rundown row first.
     const access = new RundownAccess(rundowns, rundownsRepo);
-    const cues = new CuesService(rundowns, access, cuesRepo);
+    const cues = new CuesService(rundowns, access, cuesRepo, cells);
+    const columnsRepo = new ColumnsRepository();
     const grpc = await startGrpcServer({
       port: config.GRPC_PORT,
       services: [
         rundownHandlers(rundowns, cues),
         cueHandlers(cues),
-        columnHandlers(new ColumnsService(access, new ColumnsRepository(), noCellsYet)),
+        columnHandlers(new ColumnsService(access, columnsRepo, cells)),
+        coordinateHandlers(new CoordinatesService(rundowns, cuesRepo, columnsRepo, cells)),
         mentionHandlers(new MentionsService(access, new MentionsRepository())),
         textVariableHandlers(new TextVariablesService(access, new TextVariablesRepository())),
         outputMessageHandlers(new OutputMessageService(access, new OutputMessagesRepository())),
@@ -58,6 +63,7 @@ export async function main(argv: string[]): Promise<void> {
     logger.info({ port: grpc.port }, 'rundown service ready');
     return async () => {
       await grpc.shutdown();
+      cells.close();
       await db.destroy();
     };
   });

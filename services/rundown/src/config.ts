@@ -8,6 +8,9 @@ export function rundownConfig(source: NodeJS.ProcessEnv = process.env) {
       // Not used yet; domain events will be relayed through it.
       REDIS_URL: env.url(['redis', 'rediss']).optional(),
       CURSOR_SECRET: env.secret(32),
+      // The cells service: cascades of deletes, the cells of a rundown create, ?include=cells.
+      CELLS_ADDR: env.address(),
+      CELLS_DEADLINE_MS: env.int(5_000, 100),
       LOG_LEVEL: env.logLevel(),
       DB_POOL_SIZE: env.int(10, 1),
     },

@@ -1,6 +1,8 @@
 import { createClient, type PromiseClient } from '@rundown/shared';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { CellServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import { ColumnServiceService } from '@rundown/shared/proto/rundown/rundown/v1/columns';
+import { CoordinateServiceService } from '@rundown/shared/proto/rundown/rundown/v1/coordinates';
 import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { MentionServiceService } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import { OutputMessageServiceService } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
@@ -16,6 +18,9 @@ export interface Clients {
   mentions: PromiseClient<typeof MentionServiceService>;
   textVariables: PromiseClient<typeof TextVariableServiceService>;
   outputMessage: PromiseClient<typeof OutputMessageServiceService>;
+  /** Reads that side-load cells (`?include=cells`), composed by the rundown service in one snapshot. */
+  withCells: PromiseClient<typeof CoordinateServiceService>;
+  cells: PromiseClient<typeof CellServiceService>;
 }
 
 export function createClients(config: GatewayConfig): Clients {
@@ -29,6 +34,8 @@ export function createClients(config: GatewayConfig): Clients {
     mentions: createClient(MentionServiceService, config.RUNDOWN_ADDR, options),
     textVariables: createClient(TextVariableServiceService, config.RUNDOWN_ADDR, options),
     outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, options),
+    withCells: createClient(CoordinateServiceService, config.RUNDOWN_ADDR, options),
+    cells: createClient(CellServiceService, config.CELLS_ADDR, options),
   };
 }
 

@@ -1,12 +1,53 @@
-/**
- * What the columns need from the cells context. Cells live in a service of their own (not built
- * yet); it will implement this over gRPC. Until then no cell can exist, so nothing is removed.
- */
-export interface CellsPort {
-  /** Removes every cell of the column and says how many there were. */
-  deleteColumnCells(rundownId: string, columnId: string): Promise<number>;
+import type { CallerContext } from '@rundown/shared';
+
+/** A cell given with a new rundown, by coordinate. */
+export interface CellWrite {
+  cue_id: string;
+  column_id: string;
+  content: { text: string } | { html: string };
 }
 
+export interface SnapshotCell {
+  cue_id: string;
+  column_id: string;
+  content: string;
+  content_html: string;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/**
+ * What this context needs from the cells context (its own service, reached over gRPC:
+ * `clients/cells.ts`). Cells are readable only through this context's coordinates (a live
+ * rundown, a cue of type `cue`, a public column), so the removals below are storage hygiene:
+ * a cell whose cue, column or rundown is gone is invisible whether or not it has been removed.
+ */
+export interface CellsPort {
+  /**
+   * Stores the cells of a rundown being created, called inside the create's transaction after the
+   * rows are inserted: a refusal rolls the create back; cells stored for a create that then does
+   * not commit stay invisible (no such rundown) and the cells context collects them.
+   */
+  writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void>;
+  /** The create committed (best effort: the collector would find the rundown and keep its cells anyway). */
+  confirmNewRundown(rundownId: string): Promise<void>;
+  /** Removes every cell of the column and says how many there were. */
+  deleteColumnCells(rundownId: string, columnId: string): Promise<number>;
+  deleteCueCells(rundownId: string, cueIds: string[]): Promise<void>;
+  deleteRundownCells(rundownId: string): Promise<void>;
+  /**
+   * Every populated cell among these coordinates, read in the given exported PostgreSQL snapshot;
+   * over `max`, only the count.
+   */
+  snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number): Promise<{ items: SnapshotCell[]; total: number }>;
+}
+
+/** No cells context (tests of this context alone): nothing is stored, so nothing is removed or read. */
 export const noCellsYet: CellsPort = {
+  writeForNewRundown: () => Promise.resolve(),
+  confirmNewRundown: () => Promise.resolve(),
   deleteColumnCells: () => Promise.resolve(0),
+  deleteCueCells: () => Promise.resolve(),
+  deleteRundownCells: () => Promise.resolve(),
+  snapshotCells: () => Promise.resolve({ items: [], total: 0 }),
 };

@@ -5,6 +5,7 @@ import type { RundownRow } from '../repositories/rundowns.js';
 import { CueDraft, type BulkItem, type CreateCueInput, type CueRecord, type PatchCueInput } from './cue-draft.js';
 import type { ReorderItem } from './cue-tree.js';
 import type { RundownAccess } from './access.js';
+import type { CellsPort } from './cells-port.js';
 import type { RundownRecord, RundownsService } from './rundowns.js';
 
 /** What a write caused beyond the cues it returns (CONTRACT §1 `meta.side_effects`). */
@@ -37,6 +38,7 @@ export class CuesService {
     private readonly rundowns: RundownsService,
     private readonly access: RundownAccess,
     private readonly repo: CuesRepository,
+    private readonly cells: CellsPort,
   ) {}
 
   /** The rundown and its cues (display order) from one snapshot. */
@@ -93,13 +95,18 @@ export class CuesService {
     work: (draft: CueDraft) => T,
     answer: (draft: CueDraft, worked: T) => R,
   ): Promise<WriteResult<R>> {
-    return this.access.write(ctx, rundownId, async (tx, rundown) => {
+    let deleted: string[] = [];
+    const written = await this.access.write(ctx, rundownId, async (tx, rundown) => {
       const draft = new CueDraft(rundownId, rundown.cue_tree, await this.repo.all(tx, rundownId));
       const worked = work(draft);
       draft.checkCap();
       await this.persist(tx, draft);
+      deleted = draft.deleted;
       return { result: answer(draft, worked), side_effects: sideEffects(rundown, draft) };
     });
+    // A deleted cue's cells are unreachable already; removing them is storage hygiene.
+    if (deleted.length) await this.cells.deleteCueCells(rundownId, deleted).catch(() => undefined);
+    return written;
   }
 
   private async persist(tx: EntityManager, draft: CueDraft): Promise<void> {

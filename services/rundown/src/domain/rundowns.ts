@@ -4,6 +4,7 @@ import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
+import type { CellsPort, CellWrite } from './cells-port.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 
 export interface RundownRecord {
@@ -43,27 +44,6 @@ export interface NewCueInput {
   children: NewCueInput[];
 }
 
-export interface CellWrite {
-  cue_id: string;
-  column_id: string;
-  content: NewCell['content'];
-}
-
-/**
- * Where the cells given with a new rundown go. Storing cells belongs to the cells service: it will
- * implement this port with a call made inside the rundown's transaction, after the rows are
- * inserted, so a refusal there rolls the whole create back (and the cells service drops its writes
- * for a rundown whose create did not commit). Until then `pendingCellStore` stands in.
- */
-export interface CellStore {
-  writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void>;
-}
-
-/** Stand-in until the cells service exists: cells are validated and mapped to coordinates, not stored yet. */
-export const pendingCellStore: CellStore = {
-  writeForNewRundown: async () => undefined,
-};
-
 export interface UpdateRundownInput {
   title?: string;
   timezone?: string | null;
@@ -88,7 +68,7 @@ export class RundownsService {
     private readonly repo: RundownsRepository,
     private readonly cursors: CursorCodec,
     private readonly cues: CuesRepository,
-    private readonly cells: CellStore,
+    private readonly cells: CellsPort,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<RundownRecord> {
@@ -103,6 +83,30 @@ export class RundownsService {
       });
     }
     const { draft, cells } = draftContent(id, input.cues, new Map(columns.map((c) => [c.name, c.id])));
+    // The cells are stored by the cells service inside this transaction, before the rundown commits:
+    // until it does they are unreachable (no such rundown), so a client sees the rundown whole or not
+    // at all. Cells left by a create that did not commit are removed now when possible, and in any
+    // case by the cells service's orphan collector (services/cells/README.md).
+    try {
+      await this.createRows(ctx, scope, id, input, columns, draft, cells, maxRundowns);
+    } catch (error) {
+      if (cells.length) await this.cells.deleteRundownCells(id).catch(() => undefined);
+      throw error;
+    }
+    if (cells.length) await this.cells.confirmNewRundown(id).catch(() => undefined);
+    return this.get(ctx, id);
+  }
+
+  private async createRows(
+    ctx: CallerContext,
+    scope: Scope,
+    id: string,
+    input: CreateRundownInput,
+    columns: { id: string; rundown_id: string; name: string; type: 'text'; private: boolean }[],
+    draft: CueDraft,
+    cells: CellWrite[],
+    maxRundowns: number,
+  ): Promise<void> {
     await this.repo.transaction(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
@@ -128,7 +132,6 @@ export class RundownsService {
       await this.cues.insert(tx, id, draft.pending().created);
       await this.cells.writeForNewRundown(ctx, id, cells);
     });
-    return this.get(ctx, id);
   }
 
   async get(ctx: CallerContext, id: string, tx?: EntityManager): Promise<RundownRecord> {
@@ -170,6 +173,8 @@ export class RundownsService {
     const scope = scopeOf(ctx);
     if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
     if (!(await this.repo.softDelete(scope.teamId, id))) throw new AppError('rundowns.not_found');
+    // The cells are unreachable from here on; removing them is storage hygiene and may be retried.
+    await this.cells.deleteRundownCells(id).catch(() => undefined);
   }
 
   /**

@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { cellJson } from './cells.js';
 import { cueJson, sideEffectJson } from './records.js';
+import { includeList } from './schemas/rundowns.js';
 import {
   bulkCuesBody,
   cueBody,
@@ -70,6 +73,9 @@ function bulkItemMessage({ id, ...fields }: BulkItemBody) {
 }
 
 const writeErrors = ['rundowns.not_found', 'cues.not_found', 'cues.prevent_edits'] as const;
+
+/** `?include=cells` (CONTRACT §1); other parameters are ignored, as before. */
+const cueListQuery = z.object({ include: includeList(['cells']).optional() });
 const positionErrors = ['cues.invalid_position', 'cues.position_target_not_found'] as const;
 const typeErrors = ['cues.invalid_type_conversion', 'cues.group_not_empty'] as const;
 
@@ -79,13 +85,19 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
     defineRoute({
       method: 'get',
       path: '/rundowns/{id}/cues',
-      summary: 'List a rundown’s cues in display order (a group, then its children)',
+      summary: 'List a rundown’s cues in display order (a group, then its children); `?include=cells` adds their populated cells from the same snapshot',
       tag: 'Cues',
       auth: 'bearer',
       role: 'VIEW',
-      errors: ['rundowns.not_found'],
+      query: cueListQuery,
+      errors: ['rundowns.not_found', 'payload.too_large'],
       response: cueList,
-      handler: async ({ params, caller }) => {
+      handler: async ({ params, query, caller }) => {
+        if (query.include?.has('cells')) {
+          // Cues and cells from one snapshot (CoordinateService.ReadWithCells).
+          const read = await clients.withCells.readWithCells({ rundown_id: params.id!, include_cues: true }, caller);
+          return { data: { items: read.cues.map(cueJson), next_cursor: null }, included: { cells: read.cells.map(cellJson) } };
+        }
         const { items } = await clients.cues.listCues({ rundown_id: params.id! }, caller);
         return { data: { items: items.map(cueJson), next_cursor: null } };
       },

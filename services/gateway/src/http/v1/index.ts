@@ -2,6 +2,7 @@ import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import type { RouteDef } from '../route.js';
 import { authRoutes } from './auth.js';
+import { cellRoutes } from './cells.js';
 import { columnRoutes } from './columns.js';
 import { cueRoutes } from './cues.js';
 import { mentionRoutes } from './mentions.js';
@@ -16,6 +17,7 @@ export function v1Routes(clients: Clients, urls: PublicUrls): RouteDef[] {
     ...rundownRoutes(clients, urls),
     ...cueRoutes(clients, urls),
     ...columnRoutes(clients, urls),
+    ...cellRoutes(clients),
     ...mentionRoutes(clients, urls),
     ...textVariableRoutes(clients, urls),
     ...outputMessageRoutes(clients),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { cellJson } from './cells.js';
 import { newCueMessage } from './cues.js';
 import { cueJson, rundownJson } from './records.js';
 import { pageQuery } from './schemas/common.js';
@@ -56,15 +57,22 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
     defineRoute({
       method: 'get',
       path: '/rundowns/{id}',
-      summary: 'Read a rundown (`?include=cues` adds its cues, read in the same snapshot)',
+      summary: 'Read a rundown (`?include=cues,cells` adds its cues and/or populated cells, read in the same snapshot; over 1,000 cells: 413)',
       tag: 'Rundowns',
       auth: 'bearer',
       role: 'VIEW',
       query: rundownReadQuery,
-      errors: ['rundowns.not_found'],
+      errors: ['rundowns.not_found', 'payload.too_large'],
       response: rundownRecord,
       handler: async ({ params, query, caller }) => {
-        if (query.include !== 'cues') return { data: rundownJson(await clients.rundown.getRundown({ rundown_id: params.id! }, caller)) };
+        const include = query.include ?? new Set();
+        if (include.has('cells')) {
+          // The rundown service reads rundown, cues and cells in one snapshot (CoordinateService.ReadWithCells).
+          const read = await clients.withCells.readWithCells({ rundown_id: params.id!, include_cues: include.has('cues') }, caller);
+          const included = { ...(include.has('cues') ? { cues: read.cues.map(cueJson) } : {}), cells: read.cells.map(cellJson) };
+          return { data: rundownJson(read.rundown!), included };
+        }
+        if (!include.has('cues')) return { data: rundownJson(await clients.rundown.getRundown({ rundown_id: params.id! }, caller)) };
         const { rundown, cues } = await clients.rundown.getRundownWithCues({ rundown_id: params.id! }, caller);
         return { data: rundownJson(rundown!), included: { cues: cues.map(cueJson) } };
       },

@@ -79,7 +79,21 @@ export const rundownRecord = z.object({
   updated_at: z.iso.datetime(),
 });
 
-/** `?include=cues` side-loads the cues (CONTRACT §1). */
+/** A comma list of side-loads, each once, from `allowed`. */
+export const includeList = <T extends string>(allowed: readonly [T, ...T[]]) =>
+  single(
+    z
+      .string()
+      .transform((v) => v.split(','))
+      .pipe(
+        z
+          .array(z.enum(allowed, { error: `include takes ${allowed.map((a) => `"${a}"`).join(', ')} (comma-separated)` }))
+          .refine((names) => new Set(names).size === names.length, 'each side-load once'),
+      )
+      .transform((names) => new Set(names)),
+  );
+
+/** `?include=cues`, `cells` or `cues,cells` side-loads (CONTRACT §1). */
 export const rundownReadQuery = z.strictObject({
-  include: single(z.enum(['cues'], { error: 'include takes "cues"' })).optional(),
+  include: includeList(['cues', 'cells']).optional(),
 });

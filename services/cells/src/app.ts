@@ -1,0 +1,36 @@
+import { createDataSource, createLogger, CursorCodec, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { RundownCoordinates } from './clients/rundown.js';
+import { cellsConfig } from './config.js';
+import { CellsService } from './domain/cells.js';
+import { cellHandlers, rundownCellsHandlers } from './grpc/handlers.js';
+import { migrations } from './migrations/index.js';
+import { CellsRepository } from './repositories/cells.js';
+
+const logger = createLogger('cells');
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'migrate') return migrateAndExit('cells', migrations, logger);
+  await runService(logger, async () => {
+    const config = cellsConfig();
+    const db = createDataSource({ url: config.DATABASE_URL, schema: 'cells', migrations, applicationName: 'cells', poolSize: config.DB_POOL_SIZE });
+    await db.initialize();
+    const rundowns = new RundownCoordinates(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS);
+    const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET));
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [cellHandlers(cells), rundownCellsHandlers(cells)], logger });
+    // Orphan collection (cells staged for a rundown create that never committed); see README.
+    const sweep = setInterval(() => {
+      cells.collectOrphans(config.ORPHAN_GRACE_SECONDS).then(
+        (result) => result.removed > 0 && logger.info(result, 'collected orphan cells'),
+        (err: unknown) => logger.warn({ err }, 'orphan collection failed; retrying on the next sweep'),
+      );
+    }, config.ORPHAN_SWEEP_SECONDS * 1000);
+    sweep.unref();
+    logger.info({ port: grpc.port }, 'cells service ready');
+    return async () => {
+      clearInterval(sweep);
+      await grpc.shutdown();
+      rundowns.close();
+      await db.destroy();
+    };
+  });
+}

@@ -1,0 +1,23 @@
+import { env, loadConfig } from '@rundown/shared';
+
+export function cellsConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(
+    {
+      GRPC_PORT: env.port(50053),
+      DATABASE_URL: env.url(['postgres', 'postgresql']),
+      // The rundown service answers what a coordinate is (cue type, lock, column type and visibility).
+      RUNDOWN_ADDR: env.address(),
+      REDIS_URL: env.url(['redis', 'rediss']).optional(),
+      CURSOR_SECRET: env.secret(32),
+      LOG_LEVEL: env.logLevel(),
+      DB_POOL_SIZE: env.int(10, 1),
+      GRPC_DEADLINE_MS: env.int(5_000, 100),
+      /** Cells staged for a rundown create are collected when the rundown does not exist this long after. */
+      ORPHAN_GRACE_SECONDS: env.int(60, 1),
+      ORPHAN_SWEEP_SECONDS: env.int(15, 1),
+    },
+    source,
+  );
+}
+
+export type CellsConfig = ReturnType<typeof cellsConfig>;

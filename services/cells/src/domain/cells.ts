@@ -1,0 +1,242 @@
+import { AppError, checkBulkSize, limits, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
+import type { CellRow, CellsRepository, StoredWrite } from '../repositories/cells.js';
+import { emptyContent, fromHtml, fromText } from './content.js';
+import type { CoordinatesPort, Layout } from './coordinates.js';
+
+export interface CellRecord {
+  cue_id: string;
+  column_id: string;
+  content: string;
+  content_html: string;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+export interface CellWrite {
+  cue_id: string;
+  column_id: string;
+  content: { text: string } | { html: string };
+}
+
+export interface CellPage {
+  items: CellRecord[];
+  next_cursor: string | null;
+}
+
+/** Only text columns take writes through the API. */
+const SUPPORTED_COLUMN_TYPES = ['text'];
+
+export const emptyCell = (cue_id: string, column_id: string): CellRecord => ({ cue_id, column_id, ...emptyContent(), created_at: null, updated_at: null });
+
+export function toRecord(row: CellRow): CellRecord {
+  return {
+    cue_id: row.cue_id,
+    column_id: row.column_id,
+    content: row.content,
+    content_html: row.content_html,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Cell rules over storage. What a coordinate is (cue type, lock, column type and visibility)
+ * belongs to the rundown context and is asked of it for every read and write; a cell is visible
+ * only where its cue is a `cue` and its column is public, so cells of a converted cue stay stored
+ * but read as empty, and cells whose cue, column or rundown is gone are never visible, whether
+ * or not their removal has happened yet.
+ *
+ * Decisions the specification leaves open:
+ * - Scope reads list populated cells only, ordered by (cue_id, column_id), which stays a stable
+ *   keyset whatever reorders happen between pages.
+ * - Checks run over the whole batch before anything is written, in this order: limits and
+ *   duplicates, then per item in body order: cue exists, column exists and is public, cue is a
+ *   `cue`, column is `text`, cue not locked.
+ */
+export class CellsService {
+  constructor(
+    private readonly repo: CellsRepository,
+    private readonly rundowns: CoordinatesPort,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  async get(ctx: CallerContext, rundownId: string, cueId: string, columnId: string): Promise<CellRecord> {
+    const layout = await this.rundowns.describe(ctx, rundownId, { cueIds: [cueId], columnIds: [columnId] });
+    const cue = findCue(layout, rundownId, cueId);
+    findColumn(layout, rundownId, columnId);
+    if (cue.type !== 'cue') return emptyCell(cueId, columnId);
+    const row = await this.repo.get(rundownId, cueId, columnId);
+    return row ? toRecord(row) : emptyCell(cueId, columnId);
+  }
+
+  /** A row (`cueId`), a column (`columnId`) or the whole rundown (neither), paginated. */
+  async list(ctx: CallerContext, rundownId: string, scope: { cueId?: string; columnId?: string }, limit: number, cursor?: string): Promise<CellPage> {
+    const { cueId, columnId } = scope;
+    const layout = await this.rundowns.describe(ctx, rundownId, {
+      ...(cueId === undefined ? { allCues: true } : { cueIds: [cueId] }),
+      ...(columnId === undefined ? { allColumns: true } : { columnIds: [columnId] }),
+    });
+    if (cueId !== undefined) findCue(layout, rundownId, cueId);
+    if (columnId !== undefined) findColumn(layout, rundownId, columnId);
+    const cursorScope = `cells:${rundownId}:${cueId ?? '*'}:${columnId ?? '*'}`;
+    let after: { cue_id: string; column_id: string } | undefined;
+    if (cursor !== undefined) {
+      const position = this.cursors.decode(cursorScope, cursor);
+      if (typeof position.u !== 'string' || typeof position.c !== 'string') throw new AppError('cursor.invalid');
+      after = { cue_id: position.u, column_id: position.c };
+    }
+    const cueIds = layout.cues.filter((c) => c.type === 'cue').map((c) => c.id);
+    const columnIds = layout.columns.map((c) => c.id);
+    if (!cueIds.length || !columnIds.length) return { items: [], next_cursor: null };
+    const rows = await this.repo.page(rundownId, cueIds, columnIds, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(toRecord),
+      next_cursor: rows.length > limit && last ? this.cursors.encode(cursorScope, { u: last.cue_id, c: last.column_id }) : null,
+    };
+  }
+
+  /** PATCH (one item) and cells:bulk: every item checked first, then all written in one transaction. */
+  async write(ctx: CallerContext, rundownId: string, items: CellWrite[]): Promise<CellRecord[]> {
+    checkBulkSize(items.length, 'cells');
+    checkContent(items);
+    checkDuplicates(items);
+    const layout = await this.rundowns.describe(ctx, rundownId, {
+      cueIds: [...new Set(items.map((i) => i.cue_id))],
+      columnIds: [...new Set(items.map((i) => i.column_id))],
+    });
+    for (const item of items) checkWritable(layout, rundownId, item);
+    const writes = items.map(stored);
+    const rows = await this.repo.transaction((tx) => this.repo.write(tx, rundownId, writes));
+    const byCoordinate = new Map(rows.map((r) => [key(r), r]));
+    return writes.map((w) => {
+      const row = byCoordinate.get(key(w));
+      return row ? toRecord(row) : emptyCell(w.cue_id, w.column_id);
+    });
+  }
+
+  /**
+   * The cells of a rundown being created, stored before the rundown commits: the rundown service
+   * has checked the coordinates (they are its own, uncommitted rows). The staging mark is written
+   * in the same transaction, so the collector finds these cells if the create never commits.
+   */
+  async stage(rundownId: string, items: CellWrite[]): Promise<number> {
+    checkContent(items);
+    checkDuplicates(items);
+    const writes = items.map(stored);
+    await this.repo.transaction(async (tx) => {
+      await this.repo.stage(tx, rundownId);
+      await this.repo.write(tx, rundownId, writes);
+    });
+    return writes.filter((w) => w.content_html !== '').length;
+  }
+
+  /** The rundown committed: its cells are no longer candidates for collection. */
+  confirm(rundownId: string): Promise<void> {
+    return this.repo.unstage(this.repo.db, rundownId);
+  }
+
+  deleteColumn(rundownId: string, columnId: string): Promise<number> {
+    return this.repo.deleteColumn(this.repo.db, rundownId, columnId);
+  }
+
+  deleteCues(rundownId: string, cueIds: string[]): Promise<number> {
+    return cueIds.length ? this.repo.deleteCues(this.repo.db, rundownId, cueIds) : Promise.resolve(0);
+  }
+
+  deleteRundown(rundownId: string): Promise<number> {
+    return this.repo.deleteRundown(this.repo.db, rundownId);
+  }
+
+  /**
+   * Every populated cell of the given (visible) coordinates; over `max`, only the count. With a
+   * snapshot id, read in the caller's exported PostgreSQL snapshot, so the cells agree exactly
+   * with what the caller read in it.
+   */
+  async snapshot(rundownId: string, snapshotId: string | undefined, cueIds: string[], columnIds: string[], max: number): Promise<{ items: CellRecord[]; total: number }> {
+    if (!cueIds.length || !columnIds.length) return { items: [], total: 0 };
+    const read = async (db: Parameters<CellsRepository['all']>[0]) => {
+      const { rows, total } = await this.repo.all(db, rundownId, cueIds, columnIds, max);
+      return { items: rows.map(toRecord), total };
+    };
+    if (snapshotId === undefined) return read(this.repo.db);
+    if (!/^[0-9A-F]+-[0-9A-F]+(-\d+)?$/i.test(snapshotId)) throw new AppError('bad_request', { detail: 'Malformed snapshot id.' });
+    return this.repo.db.transaction('REPEATABLE READ', async (tx) => {
+      await tx.query(`SET TRANSACTION SNAPSHOT '${snapshotId}'`);
+      return read(tx);
+    });
+  }
+
+  /**
+   * Orphan collection: a rundown staged longer ago than the grace period either committed (its
+   * cells are kept, the mark dropped) or never did / is gone (its cells are deleted).
+   */
+  async collectOrphans(graceSeconds: number): Promise<{ kept: number; removed: number }> {
+    const stale = await this.repo.staleStaged(graceSeconds, 100);
+    if (!stale.length) return { kept: 0, removed: 0 };
+    const existing = await this.rundowns.existing(stale);
+    let removed = 0;
+    for (const rundownId of stale) {
+      if (!existing.has(rundownId)) removed += await this.repo.deleteRundown(this.repo.db, rundownId);
+      await this.repo.unstage(this.repo.db, rundownId);
+    }
+    return { kept: existing.size, removed };
+  }
+}
+
+const key = (c: { cue_id: string; column_id: string }) => `${c.cue_id}\u0000${c.column_id}`;
+
+function stored(item: CellWrite): StoredWrite {
+  const content = 'text' in item.content ? fromText(item.content.text) : fromHtml(item.content.html);
+  return { cue_id: item.cue_id, column_id: item.column_id, ...content };
+}
+
+function findCue(layout: Layout, rundownId: string, cueId: string) {
+  const cue = layout.cues.find((c) => c.id === cueId);
+  if (!cue) throw new AppError('cues.not_found', { details: { rundown_id: rundownId, cue_id: cueId } });
+  return cue;
+}
+
+function findColumn(layout: Layout, rundownId: string, columnId: string) {
+  const column = layout.columns.find((c) => c.id === columnId);
+  if (!column) throw new AppError('columns.not_found', { details: { rundown_id: rundownId, column_id: columnId } });
+  return column;
+}
+
+function checkWritable(layout: Layout, rundownId: string, item: CellWrite): void {
+  const cue = findCue(layout, rundownId, item.cue_id);
+  const column = findColumn(layout, rundownId, item.column_id);
+  if (cue.type !== 'cue') throw new AppError('cells.invalid_cue_type', { details: { cue_id: cue.id, cue_type: cue.type } });
+  if (!SUPPORTED_COLUMN_TYPES.includes(column.type)) {
+    throw new AppError('cells.unsupported_column_type', {
+      detail: `Column "${column.id}" is of type "${column.type}"; only ${SUPPORTED_COLUMN_TYPES.join(', ')} columns are writable through the API.`,
+      details: { column_id: column.id, column_type: column.type, supported: SUPPORTED_COLUMN_TYPES },
+    });
+  }
+  if (cue.prevent_edits) throw new AppError('cells.prevent_edits', { details: { cue_id: cue.id } });
+}
+
+/** Content of at most `limits.cellContentChars` characters (as given, before sanitizing). */
+function checkContent(items: CellWrite[]): void {
+  const issues: Issue[] = [];
+  items.forEach((item, index) => {
+    const [field, value] = 'text' in item.content ? ['content', item.content.text] : ['content_html', item.content.html];
+    if ([...value].length > limits.cellContentChars) {
+      issues.push({ path: ['items', index, field], message: `At most ${limits.cellContentChars} characters.`, code: 'too_big' });
+    }
+  });
+  if (issues.length) throw AppError.validation('cells.invalid_payload', issues);
+}
+
+function checkDuplicates(items: CellWrite[]): void {
+  const seen = new Map<string, number[]>();
+  items.forEach((item, index) => {
+    const k = key(item);
+    seen.set(k, [...(seen.get(k) ?? []), index]);
+  });
+  const duplicates = [...seen.values()]
+    .filter((indexes) => indexes.length > 1)
+    .map((indexes) => ({ cue_id: items[indexes[0]!]!.cue_id, column_id: items[indexes[0]!]!.column_id, indexes }));
+  if (duplicates.length) throw new AppError('cells.duplicate_coordinate', { details: { duplicates } });
+}

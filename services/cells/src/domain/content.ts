@@ -1,0 +1,112 @@
+import { Parser } from 'htmlparser2';
+import sanitizeHtml from 'sanitize-html';
+
+/**
+ * Cell content rules (CONTRACT §2). Plain text is stored escaped inside `<p>` (newlines as `<br>`);
+ * HTML goes through an allow-list sanitizer (sanitize-html: tags, attributes and URL schemes are
+ * allow-listed, everything else is dropped, script-bearing elements with their contents) and the
+ * cell's `content` becomes the text of what survived.
+ */
+export interface CellContent {
+  content: string;
+  content_html: string;
+}
+
+/** Colours only: `#rgb`, `#rrggbb`, `rgb()`/`rgba()` with plain numbers, or a colour keyword. */
+const colourValue = /^(?:#[0-9a-f]{3}|#[0-9a-f]{6}|rgba?\(\s*\d{1,3}%?\s*(?:,\s*\d{1,3}%?\s*){2}(?:,\s*(?:0|1|0?\.\d+)\s*)?\)|[a-z]{3,20})$/i;
+const colourProperties = new Set(['color', 'background-color']);
+
+/**
+ * The `style` attribute reduced to its colour declarations, in canonical form (`color:#f00`).
+ * Anything else (url(), expression(), escapes, comments, other properties) is dropped whole:
+ * a declaration is kept only if it matches the strict colour grammar above.
+ */
+export function colourStyle(style: string): string {
+  const kept: string[] = [];
+  for (const declaration of style.split(';')) {
+    const colon = declaration.indexOf(':');
+    if (colon < 0) continue;
+    const property = declaration.slice(0, colon).trim().toLowerCase();
+    const value = declaration.slice(colon + 1).trim();
+    if (colourProperties.has(property) && colourValue.test(value)) kept.push(`${property}:${value}`);
+  }
+  return kept.join(';');
+}
+
+const styledTags = ['p', 'div', 'span', 'b', 'strong', 'i', 'em', 'u', 's', 'strike', 'del', 'ins', 'mark', 'sub', 'sup', 'small', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
+
+const keepColoursOnly: sanitizeHtml.Transformer = (tagName, attribs) => {
+  if (attribs.style === undefined) return { tagName, attribs };
+  const { style, ...rest } = attribs;
+  const colours = colourStyle(style);
+  return { tagName, attribs: colours ? { ...rest, style: colours } : rest };
+};
+
+const sanitizerOptions: sanitizeHtml.IOptions = {
+  allowedTags: [...styledTags, 'br', 'hr', 'a', 'rs-mention', 'rs-variable'],
+  allowedAttributes: {
+    a: ['href', 'title'],
+    // References keep only their own attribute.
+    'rs-mention': ['data-id'],
+    'rs-variable': ['data-key'],
+    ...Object.fromEntries(styledTags.map((t) => [t, ['style']])),
+  },
+  // The style attribute is reduced by `keepColoursOnly` (a strict grammar) instead of a CSS parser.
+  parseStyleAttributes: false,
+  transformTags: Object.fromEntries(styledTags.map((t) => [t, keepColoursOnly])),
+  // Links only to the web, mail and phone; no javascript:, vbscript:, data:, protocol-relative URLs.
+  allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+  allowedSchemesByTag: {},
+  allowedSchemesAppliedToAttributes: ['href'],
+  allowProtocolRelative: false,
+  disallowedTagsMode: 'discard',
+  // Dropped with everything inside them (not just the tag): script, style and embedding vectors.
+  nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math', 'template', 'title', 'xmp', 'noembed', 'noframes', 'select', 'head', 'frameset', 'applet', 'plaintext'],
+  enforceHtmlBoundary: false,
+};
+
+export function sanitize(html: string): string {
+  // HTML void elements as HTML writes them (`<br>`, as plain-text cells store them), not XHTML's `<br />`.
+  return sanitizeHtml(html, sanitizerOptions)
+    .replace(/<(br|hr)((?: [a-z-]+="[^"]*")*) \/>/g, '<$1$2>')
+    .trim();
+}
+
+/** Tags after which the text of the cell continues on a new line. */
+const lineBreaking = new Set(['p', 'div', 'br', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'hr']);
+
+/**
+ * The text of sanitized HTML: its decoded text nodes (htmlparser2, the parser sanitize-html is
+ * built on), with a line break between blocks and at `<br>`. Runs on the sanitizer's output only,
+ * so it meets nothing but the allow-listed tags.
+ */
+export function htmlText(html: string): string {
+  let text = '';
+  const newline = (name: string) => {
+    if (lineBreaking.has(name) && text !== '' && !text.endsWith('\n')) text += '\n';
+  };
+  const parser = new Parser({ ontext: (chunk) => (text += chunk), onopentag: newline, onclosetag: newline }, { decodeEntities: true });
+  parser.end(html);
+  return text.replace(/[ \t]*\n[ \t]*/g, '\n').trim();
+}
+
+const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Plain text as stored: escaped, newlines as `<br>`, wrapped in one `<p>`. */
+export function textToHtml(text: string): string {
+  const escaped = text.replace(/\r\n?/g, '\n').replace(/[&<>"']/g, (c) => escapes[c]!);
+  return `<p>${escaped.replace(/\n/g, '<br>')}</p>`;
+}
+
+export const emptyContent = (): CellContent => ({ content: '', content_html: '' });
+
+/** The stored form of a plain-text write; the empty string clears the cell. */
+export function fromText(text: string): CellContent {
+  return text === '' ? emptyContent() : { content: text, content_html: textToHtml(text) };
+}
+
+/** The stored form of an HTML write; HTML that sanitizes to nothing clears the cell. */
+export function fromHtml(html: string): CellContent {
+  const clean = sanitize(html);
+  return clean === '' ? emptyContent() : { content: htmlText(clean), content_html: clean };
+}

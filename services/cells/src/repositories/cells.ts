@@ -1,0 +1,127 @@
+import type { Db } from '@rundown/shared';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { CellContent } from '../domain/content.js';
+
+export interface CellRow extends CellContent {
+  cue_id: string;
+  column_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface StoredWrite extends CellContent {
+  cue_id: string;
+  column_id: string;
+}
+
+const cellColumns = 'cue_id, column_id, content, content_html, created_at, updated_at';
+
+/** Cells of the `cells` schema; only populated cells have a row. */
+export class CellsRepository {
+  constructor(readonly db: DataSource) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async get(rundownId: string, cueId: string, columnId: string): Promise<CellRow | undefined> {
+    const rows = (await this.db.query(`SELECT ${cellColumns} FROM cells.cells WHERE rundown_id = $1 AND cue_id = $2 AND column_id = $3`, [
+      rundownId,
+      cueId,
+      columnId,
+    ])) as CellRow[];
+    return rows[0];
+  }
+
+  /**
+   * One page of the populated cells among the given cues and columns, ordered by (cue_id,
+   * column_id), after the given coordinate; `limit + 1` rows tell whether another page exists.
+   */
+  async page(
+    rundownId: string,
+    cueIds: string[],
+    columnIds: string[],
+    limit: number,
+    after: { cue_id: string; column_id: string } | undefined,
+  ): Promise<CellRow[]> {
+    const values: unknown[] = [rundownId, cueIds, columnIds, limit];
+    let where = 'rundown_id = $1 AND cue_id = ANY($2::text[]) AND column_id = ANY($3::text[])';
+    if (after) {
+      values.push(after.cue_id, after.column_id);
+      where += ' AND (cue_id, column_id) > ($5, $6)';
+    }
+    return (await this.db.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $4`, values)) as CellRow[];
+  }
+
+  /** Every populated cell among the coordinates (at most `max`), and how many there are. */
+  async all(db: Db, rundownId: string, cueIds: string[], columnIds: string[], max: number): Promise<{ rows: CellRow[]; total: number }> {
+    const where = 'rundown_id = $1 AND cue_id = ANY($2::text[]) AND column_id = ANY($3::text[])';
+    const [count] = (await db.query(`SELECT count(*)::int AS n FROM cells.cells WHERE ${where}`, [rundownId, cueIds, columnIds])) as { n: number }[];
+    const total = count?.n ?? 0;
+    if (total > max) return { rows: [], total };
+    const rows = (await db.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id`, [rundownId, cueIds, columnIds])) as CellRow[];
+    return { rows, total };
+  }
+
+  /** Stores the populated writes (insert or replace) and deletes the cleared ones; answers the stored rows. */
+  async write(tx: EntityManager, rundownId: string, writes: StoredWrite[]): Promise<CellRow[]> {
+    const filled = writes.filter((w) => w.content_html !== '');
+    const cleared = writes.filter((w) => w.content_html === '');
+    let rows: CellRow[] = [];
+    if (filled.length) {
+      rows = (await tx.query(
+        `INSERT INTO cells.cells (rundown_id, cue_id, column_id, content, content_html)
+         SELECT $1, u.cue_id, u.column_id, u.content, u.content_html
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(cue_id, column_id, content, content_html)
+         ON CONFLICT (rundown_id, cue_id, column_id)
+         DO UPDATE SET content = EXCLUDED.content, content_html = EXCLUDED.content_html, updated_at = clock_timestamp()
+         RETURNING ${cellColumns}`,
+        [rundownId, filled.map((w) => w.cue_id), filled.map((w) => w.column_id), filled.map((w) => w.content), filled.map((w) => w.content_html)],
+      )) as CellRow[];
+    }
+    if (cleared.length) {
+      await tx.query(
+        `DELETE FROM cells.cells c USING unnest($2::text[], $3::text[]) AS u(cue_id, column_id)
+         WHERE c.rundown_id = $1 AND c.cue_id = u.cue_id AND c.column_id = u.column_id`,
+        [rundownId, cleared.map((w) => w.cue_id), cleared.map((w) => w.column_id)],
+      );
+    }
+    return rows;
+  }
+
+  async deleteColumn(db: Db, rundownId: string, columnId: string): Promise<number> {
+    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = $1 AND column_id = $2', [rundownId, columnId]));
+  }
+
+  async deleteCues(db: Db, rundownId: string, cueIds: string[]): Promise<number> {
+    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = $1 AND cue_id = ANY($2::text[])', [rundownId, cueIds]));
+  }
+
+  async deleteRundown(db: Db, rundownId: string): Promise<number> {
+    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = $1', [rundownId]));
+  }
+
+  async stage(tx: EntityManager, rundownId: string): Promise<void> {
+    await tx.query('INSERT INTO cells.staged_rundowns (rundown_id) VALUES ($1) ON CONFLICT (rundown_id) DO UPDATE SET staged_at = clock_timestamp()', [
+      rundownId,
+    ]);
+  }
+
+  async unstage(db: Db, rundownId: string): Promise<void> {
+    await db.query('DELETE FROM cells.staged_rundowns WHERE rundown_id = $1', [rundownId]);
+  }
+
+  /** Staged rundowns older than the grace period: their create has long committed or failed. */
+  async staleStaged(graceSeconds: number, limit: number): Promise<string[]> {
+    const rows = (await this.db.query(
+      `SELECT rundown_id FROM cells.staged_rundowns WHERE staged_at < clock_timestamp() - make_interval(secs => $1) ORDER BY staged_at LIMIT $2`,
+      [graceSeconds, limit],
+    )) as { rundown_id: string }[];
+    return rows.map((r) => r.rundown_id);
+  }
+}
+
+/** Rows affected by a DELETE through TypeORM's `query` (answers `[rows, count]`). */
+function affected(result: unknown): number {
+  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+}

@@ -1,0 +1,59 @@
+import { AppError, createClient, type CallerContext } from '@rundown/shared';
+import { RundownCellsServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
+import type { CellsPort, CellWrite, SnapshotCell } from '../domain/cells-port.js';
+
+/** The cells port over gRPC to the cells service. */
+export class GrpcCellsPort implements CellsPort {
+  private readonly client;
+
+  constructor(address: string, deadlineMs: number) {
+    this.client = createClient(RundownCellsServiceService, address, { deadlineMs });
+  }
+
+  async writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void> {
+    if (!cells.length) return;
+    const items = cells.map((c) => ({
+      cue_id: c.cue_id,
+      column_id: c.column_id,
+      content: 'text' in c.content ? { $case: 'text' as const, value: c.content.text } : { $case: 'html' as const, value: c.content.html },
+    }));
+    try {
+      await this.client.stageRundownCells({ rundown_id: rundownId, items }, ctx);
+    } catch (error) {
+      // A cell refused inside a rundown create is a fault of the rundown body.
+      if (error instanceof AppError && error.code === 'cells.invalid_payload') {
+        throw new AppError('rundowns.invalid_payload', { detail: error.detail, ...(error.details ? { details: error.details } : {}) });
+      }
+      throw error;
+    }
+  }
+
+  async confirmNewRundown(rundownId: string): Promise<void> {
+    await this.client.confirmRundown({ rundown_id: rundownId }, internal);
+  }
+
+  async deleteColumnCells(rundownId: string, columnId: string): Promise<number> {
+    return (await this.client.deleteColumnCells({ rundown_id: rundownId, column_id: columnId }, internal)).cell_count;
+  }
+
+  async deleteCueCells(rundownId: string, cueIds: string[]): Promise<void> {
+    if (cueIds.length) await this.client.deleteCueCells({ rundown_id: rundownId, cue_ids: cueIds }, internal);
+  }
+
+  async deleteRundownCells(rundownId: string): Promise<void> {
+    await this.client.deleteRundownCells({ rundown_id: rundownId }, internal);
+  }
+
+  async snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number) {
+    const answer = await this.client.snapshotCells({ rundown_id: rundownId, snapshot_id: snapshotId, cue_ids: cueIds, column_ids: columnIds, max_cells: max }, ctx);
+    const items: SnapshotCell[] = answer.items.map((c) => ({ ...c, created_at: c.created_at ?? null, updated_at: c.updated_at ?? null }));
+    return { items, total: answer.total };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** Calls this service makes on its own behalf (cascades), not for a caller. */
+const internal: CallerContext = { requestId: 'req_rundown_cascade' };

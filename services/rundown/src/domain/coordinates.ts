@@ -1,0 +1,84 @@
+import { AppError, limits, type CallerContext } from '@rundown/shared';
+import type { EntityManager } from 'typeorm';
+import type { ColumnsRepository } from '../repositories/columns.js';
+import type { CuesRepository } from '../repositories/cues.js';
+import type { CellsPort, SnapshotCell } from './cells-port.js';
+import { CueDraft, type CueRecord } from './cue-draft.js';
+import { scopeOf, type RundownRecord, type RundownsService } from './rundowns.js';
+
+export interface Coordinates {
+  cues: { id: string; type: string; prevent_edits: boolean }[];
+  columns: { id: string; type: string }[];
+}
+
+export interface CoordinatesQuery {
+  cueIds: string[];
+  columnIds: string[];
+  allCues: boolean;
+  allColumns: boolean;
+}
+
+/**
+ * What the cells context asks about a rundown: its cues (type, lock) and its public columns (type).
+ * A missing cue, and a missing or private column, is simply absent from the answer; a rundown the
+ * caller may not see is `rundowns.not_found`.
+ */
+export class CoordinatesService {
+  constructor(
+    private readonly rundowns: RundownsService,
+    private readonly cues: CuesRepository,
+    private readonly columns: ColumnsRepository,
+    private readonly cells: CellsPort,
+  ) {}
+
+  async describe(ctx: CallerContext, rundownId: string, query: CoordinatesQuery): Promise<Coordinates> {
+    return this.cues.snapshot(async (tx) => {
+      const rundown = await this.rundowns.findVisible(scopeOf(ctx), rundownId, tx);
+      const wantCue = query.allCues ? () => true : (id: string) => query.cueIds.includes(id);
+      const wantColumn = query.allColumns ? () => true : (id: string) => query.columnIds.includes(id);
+      const order = new CueDraft(rundownId, rundown.cue_tree, await this.cues.all(tx, rundownId)).records();
+      const columns = new Map((await this.columns.all(tx, rundownId)).map((c) => [c.id, c]));
+      return {
+        cues: order.filter((c) => wantCue(c.id)).map((c) => ({ id: c.id, type: c.type, prevent_edits: c.prevent_edits })),
+        columns: rundown.public_column_ids.filter(wantColumn).map((id) => ({ id, type: columns.get(id)!.type })),
+      };
+    });
+  }
+
+  /** Which of these rundowns are live (any team): the cells context's orphan collector asks. */
+  async existing(ids: string[]): Promise<string[]> {
+    const found: string[] = [];
+    for (const id of ids) {
+      try {
+        await this.rundowns.findVisible('admin', id);
+        found.push(id);
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'rundowns.not_found')) throw error;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The rundown, its cues and every populated visible cell as one snapshot: the rundown and cues are
+   * read in a REPEATABLE READ transaction whose snapshot is exported (`pg_export_snapshot`) and
+   * imported by the cells service for its read, so both read the database at the same instant.
+   * Over `limits.includeCells` cells: 413 `payload.too_large`.
+   */
+  async readWithCells(ctx: CallerContext, rundownId: string): Promise<{ rundown: RundownRecord; cues: CueRecord[]; cells: SnapshotCell[] }> {
+    return this.cues.snapshot(async (tx: EntityManager) => {
+      const rundown = await this.rundowns.get(ctx, rundownId, tx);
+      const cues = new CueDraft(rundownId, rundown.cue_order, await this.cues.all(tx, rundownId)).records();
+      const [{ snapshot }] = (await tx.query('SELECT pg_export_snapshot() AS snapshot')) as [{ snapshot: string }];
+      const playableCues = cues.filter((c) => c.type === 'cue').map((c) => c.id);
+      const { items, total } = await this.cells.snapshotCells(ctx, rundownId, snapshot, playableCues, rundown.column_order, limits.includeCells);
+      if (total > limits.includeCells) {
+        throw new AppError('payload.too_large', {
+          detail: `?include=cells returns at most ${limits.includeCells} cells; this rundown has ${total}. Page through GET /rundowns/${rundownId}/cells instead.`,
+          details: { limit: limits.includeCells, received: total, unit: 'cells' },
+        });
+      }
+      return { rundown, cues, cells: items };
+    });
+  }
+}

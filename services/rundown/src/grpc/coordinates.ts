@@ -1,0 +1,22 @@
+import { bindService, type ServiceBinding } from '@rundown/shared';
+import { CoordinateServiceService } from '@rundown/shared/proto/rundown/rundown/v1/coordinates';
+import type { CoordinatesService } from '../domain/coordinates.js';
+import { cueMessage } from './cues.js';
+import { rundownMessage } from './handlers.js';
+
+/** gRPC ↔ domain mapping for what other contexts ask about a rundown's coordinates; no rules live here. */
+export function coordinateHandlers(coordinates: CoordinatesService): ServiceBinding {
+  return bindService(CoordinateServiceService, {
+    describeCoordinates: async (req, ctx) =>
+      coordinates.describe(ctx, req.rundown_id, { cueIds: req.cue_ids, columnIds: req.column_ids, allCues: req.all_cues, allColumns: req.all_columns }),
+    rundownsExist: async (req) => ({ existing_ids: await coordinates.existing(req.rundown_ids) }),
+    readWithCells: async (req, ctx) => {
+      const { rundown, cues, cells } = await coordinates.readWithCells(ctx, req.rundown_id);
+      return {
+        rundown: rundownMessage(rundown),
+        cues: req.include_cues ? cues.map(cueMessage) : [],
+        cells: cells.map((c) => ({ ...c, created_at: c.created_at ?? undefined, updated_at: c.updated_at ?? undefined })),
+      };
+    },
+  });
+}
