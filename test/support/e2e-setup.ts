@@ -45,6 +45,9 @@ export default async function setup(project: TestProject) {
       REDIS_URL: redisUrl,
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+      // The cells service's orphan collector acts within a test's patience (default: 60 s grace, 15 s sweeps).
+      ORPHAN_GRACE_SECONDS: '3',
+      ORPHAN_SWEEP_SECONDS: '1',
     },
     verbose: Boolean(process.env.E2E_VERBOSE),
   });

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDataSource, CursorCodec, runMigrations, type CallerContext } from '@rundown/shared';
+import type { DataSource } from 'typeorm';
+import { CellsService } from '../../services/cells/src/domain/cells.js';
+import type { CoordinatesPort } from '../../services/cells/src/domain/coordinates.js';
+import { migrations as cellsMigrations } from '../../services/cells/src/migrations/index.js';
+import { CellsRepository } from '../../services/cells/src/repositories/cells.js';
+import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
+import { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
+import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
+import { ColumnsRepository } from '../../services/rundown/src/repositories/columns.js';
+import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
+import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
+
+/**
+ * The two contexts' domains and repositories against real PostgreSQL, wired to each other in
+ * process (each port implemented by the other side's real service, as its gRPC adapter would).
+ */
+let rundownDb: DataSource;
+let cellsDb: DataSource;
+let cells: CellsService;
+let coordinates: CoordinatesService;
+let rundownsFor: (port: CellsPort) => RundownsService;
+let cellsPort: CellsPort;
+
+beforeAll(async () => {
+  const url = inject('databaseUrl');
+  cellsDb = createDataSource({ url, schema: 'cells', migrations: [...cellsMigrations], applicationName: 'it-cells' });
+  await runMigrations(cellsDb, 'cells');
+  rundownDb = createDataSource({ url, schema: 'rundown', migrations: [], applicationName: 'it-rundown-cells' });
+  await rundownDb.initialize();
+  const rundownsRepo = new RundownsRepository(rundownDb);
+  const cuesRepo = new CuesRepository(rundownDb);
+  rundownsFor = (port) => new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, port);
+  const coordinatesPort: CoordinatesPort = {
+    describe: (ctx, rundownId, q) =>
+      coordinates.describe(ctx, rundownId, { cueIds: q.cueIds ?? [], columnIds: q.columnIds ?? [], allCues: q.allCues ?? false, allColumns: q.allColumns ?? false }),
+    existing: async (ids) => new Set(await coordinates.existing(ids)),
+  };
+  cells = new CellsService(new CellsRepository(cellsDb), coordinatesPort, new CursorCodec('d'.repeat(32)));
+  cellsPort = {
+    writeForNewRundown: async (_ctx, rundownId, items) => void (await cells.stage(rundownId, items)),
+    confirmNewRundown: (rundownId) => cells.confirm(rundownId),
+    deleteColumnCells: (rundownId, columnId) => cells.deleteColumn(rundownId, columnId),
+    deleteCueCells: async (rundownId, cueIds) => void (await cells.deleteCues(rundownId, cueIds)),
+    deleteRundownCells: async (rundownId) => void (await cells.deleteRundown(rundownId)),
+    snapshotCells: (_ctx, rundownId, snapshotId, cueIds, columnIds, max) => cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max),
+  };
+  coordinates = new CoordinatesService(rundownsFor(cellsPort), cuesRepo, new ColumnsRepository(), cellsPort);
+});
+
+afterAll(async () => {
+  await rundownDb?.destroy();
+  await cellsDb?.destroy();
+});
+
+const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER', maxRundowns: 100 });
+
+const input = (title: string) => ({
+  title,
+  timezone: null,
+  start_time: null,
+  status: undefined,
+  settings: undefined,
+  columns: [{ name: 'S' }],
+  cues: [{ fields: { type: 'cue' as const, title: 'one' }, cells: [{ column_name: 'S', content: { html: '<b>bold</b>' } }], children: [] }],
+});
+
+const storedFor = async (rundownId: string) => (await cellsDb.query('SELECT cue_id FROM cells.cells WHERE rundown_id = $1', [rundownId])) as unknown[];
+const stagedFor = async (rundownId: string) => (await cellsDb.query('SELECT 1 FROM cells.staged_rundowns WHERE rundown_id = $1', [rundownId])) as unknown[];
+
+describe('cells of a rundown create', () => {
+  it('are stored before the rundown commits and confirmed after; the rundown and its cells read as one snapshot', async () => {
+    const team = `team_cells_${Date.now()}`;
+    const rundown = await rundownsFor(cellsPort).create(ctx(team), input('whole'));
+    expect(await storedFor(rundown.id)).toHaveLength(1);
+    expect(await stagedFor(rundown.id)).toHaveLength(0);
+    const read = await coordinates.readWithCells(ctx(team), rundown.id);
+    expect(read.cells.map((c) => c.content_html)).toEqual(['<b>bold</b>']);
+    expect(read.cues.map((c) => c.id)).toEqual([read.cells[0]!.cue_id]);
+  });
+
+  it('left behind by a create that died after staging (compensation impossible too) are collected; a live rundown keeps its cells', async () => {
+    const team = `team_cells_orphan_${Date.now()}`;
+    let staged = '';
+    // The rundown side fails after the cells were stored, and cannot reach the cells side to undo it.
+    const dying: CellsPort = {
+      ...cellsPort,
+      writeForNewRundown: async (c, rundownId, items) => {
+        await cellsPort.writeForNewRundown(c, rundownId, items);
+        staged = rundownId;
+        throw new Error('the rundown service died after staging');
+      },
+      deleteRundownCells: () => Promise.reject(new Error('cells service unreachable')),
+    };
+    await expect(rundownsFor(dying).create(ctx(team), input('dies'))).rejects.toThrow('died after staging');
+    expect(await storedFor(staged)).toHaveLength(1);
+    await expect(coordinates.describe(ctx(team), staged, { cueIds: [], columnIds: [], allCues: true, allColumns: true })).rejects.toMatchObject({ code: 'rundowns.not_found' });
+
+    // A live rundown whose confirmation was lost keeps its cells through the collector.
+    const unconfirmed: CellsPort = { ...cellsPort, confirmNewRundown: () => Promise.reject(new Error('lost')) };
+    const live = await rundownsFor(unconfirmed).create(ctx(team), input('lives'));
+    expect(await stagedFor(live.id)).toHaveLength(1);
+
+    await new Promise((r) => setTimeout(r, 1_100));
+    const collected = await cells.collectOrphans(1);
+    expect(collected.removed).toBeGreaterThanOrEqual(1);
+    expect(await storedFor(staged)).toHaveLength(0);
+    expect(await stagedFor(staged)).toHaveLength(0);
+    expect(await storedFor(live.id)).toHaveLength(1);
+    expect(await stagedFor(live.id)).toHaveLength(0);
+  });
+});
