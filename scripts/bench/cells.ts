@@ -1,0 +1,194 @@
+// `npm run bench:cells`: latency of the cell operations over HTTP, as a client sees them.
+// - cells:bulk of 500 writes of real rich text (formatting, colours, links, mentions, variables,
+//   plus the script and handlers an editor's paste drags along), all sanitized
+// - a whole-rundown read of 50,000 cells (1,000 cues x 50 columns), paginated (limit 100): each
+//   page's latency and the total
+// - a single-coordinate read, sequential
+// Starts the whole system through the launcher (private database, free ports; compiled services
+// where the launcher offers it, telemetry exported to a local OTLP sink as deployed) unless given
+// a running one: --url <base_url> --admin-url <admin_url> --admin-secret <secret>.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
+import { freePorts, startSystem } from '../launcher/child.js';
+import { formatSummary, summarize } from './stats.js';
+
+const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
+
+const { values } = parseArgs({
+  options: {
+    iterations: { type: 'string', default: '30' },
+    reads: { type: 'string', default: '1000' },
+    url: { type: 'string' },
+    'admin-url': { type: 'string' },
+    'admin-secret': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
+const iterations = Number(values.iterations);
+const reads = Number(values.reads);
+const warmup = 3;
+
+interface Target {
+  baseUrl: string;
+  adminUrl: string;
+  adminSecret: string;
+}
+
+interface Envelope {
+  data: { id: string; token: string; column_order: string[]; items: { id: string }[]; next_cursor: string | null };
+}
+
+async function request(url: string, method: string, token: string, body?: unknown): Promise<Envelope> {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as Envelope;
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Rich text as an editor sends it (about 600 characters), varied per cell and round. */
+function richText(round: number, i: number): string {
+  return (
+    `<p><strong>Cue ${i}</strong> (take ${round}): <span style="color:#d33">stand by</span> ` +
+    `<rs-mention data-id="men_${i % 7}">Presenter ${i % 7}</rs-mention> reads <em>the intro</em> ` +
+    `for <rs-variable data-key="show_name">Evening News</rs-variable>.</p>` +
+    `<ul><li>Camera ${i % 4}: <u>wide</u></li><li>Graphics: <a href="https://example.com/g/${i}">lower third</a></li>` +
+    `<li style="background-color:yellow">Mic ${i % 3} <b>hot</b></li></ul>` +
+    `<p onclick="steal()">Pasted from the old system<script>alert(${i})</script><img src=x onerror=alert(1)></p>`
+  );
+}
+
+async function run(target: Target): Promise<void> {
+  const team = await request(`${target.adminUrl}/teams`, 'POST', target.adminSecret, { name: 'bench-cells', plan: 'paid', rate_limit_per_minute: 10_000_000, max_rundowns: 100_000 });
+  const token = (await request(`${target.adminUrl}/teams/${team.data.id}/tokens`, 'POST', target.adminSecret, { role: 'OWNER' })).data.token;
+  const v1 = (method: string, path: string, body?: unknown) => request(`${target.baseUrl}${path}`, method, token, body);
+
+  /** A rundown of `cues` cues of type `cue` and `columns` text columns. */
+  const layout = async (cues: number, columns: number) => {
+    const rundown = await v1('POST', '/rundowns', { title: 'bench cells', columns: Array.from({ length: columns }, (_, i) => ({ name: `col ${i}` })) });
+    for (let made = 0; made < cues; made += 500) {
+      await v1('POST', `/rundowns/${rundown.data.id}/cues:bulk`, { items: Array.from({ length: Math.min(500, cues - made) }, (_, i) => ({ title: `cue ${made + i}` })) });
+    }
+    const cueIds = (await v1('GET', `/rundowns/${rundown.data.id}/cues`)).data.items.map((c) => c.id);
+    return { id: rundown.data.id, cueIds, columnIds: rundown.data.column_order };
+  };
+  const coordinates = (l: { cueIds: string[]; columnIds: string[] }) => l.cueIds.flatMap((cue_id) => l.columnIds.map((column_id) => ({ cue_id, column_id })));
+
+  // 1. cells:bulk of 500 rich-text writes (50 cues x 10 columns, every round overwrites them all).
+  const small = await layout(50, 10);
+  const targets = coordinates(small);
+  const bulk: number[] = [];
+  for (let round = 0; round < warmup + iterations; round++) {
+    const items = targets.map((c, i) => ({ ...c, content_html: richText(round, i) }));
+    const ms = await timed(() => v1('POST', `/rundowns/${small.id}/cells:bulk`, { items }));
+    if (round >= warmup) bulk.push(ms);
+  }
+  print(formatSummary('cells:bulk, 500 rich-text writes', summarize(bulk)));
+
+  // 2. The whole rundown, 50,000 cells, page by page.
+  const big = await layout(1000, 50);
+  const all = coordinates(big);
+  for (let i = 0; i < all.length; i += 500) {
+    await v1('POST', `/rundowns/${big.id}/cells:bulk`, { items: all.slice(i, i + 500).map((c, j) => ({ ...c, content: `cell ${i + j}` })) });
+  }
+  const pageTimes: number[] = [];
+  const totals: number[] = [];
+  for (let pass = 0; pass < 2; pass++) {
+    let cursor: string | null = null;
+    let seen = 0;
+    const started = performance.now();
+    do {
+      const query: string = `?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const t = performance.now();
+      const page: Envelope = await v1('GET', `/rundowns/${big.id}/cells${query}`);
+      pageTimes.push(performance.now() - t);
+      seen += page.data.items.length;
+      cursor = page.data.next_cursor;
+    } while (cursor);
+    totals.push(performance.now() - started);
+    if (seen !== all.length) throw new Error(`read ${seen} cells, expected ${all.length}`);
+  }
+  print(formatSummary(`GET /cells whole rundown, page of 100 (${all.length} cells)`, summarize(pageTimes)));
+  print(`${'whole-rundown read, all 500 pages'.padEnd(34)} totals ${totals.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
+
+  // 3. One coordinate, sequential.
+  const single: number[] = [];
+  for (let i = 0; i < warmup * 10 + reads; i++) {
+    const c = all[(i * 7919) % all.length]!;
+    const ms = await timed(() => v1('GET', `/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`));
+    if (i >= warmup * 10) single.push(ms);
+  }
+  print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
+}
+
+/** A local OTLP/HTTP endpoint that accepts every export, so the services trace as deployed. */
+async function otlpSink(): Promise<{ url: string; close(): void; received(): number }> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close(), received: () => count };
+}
+
+if (values.url) {
+  if (!values['admin-url'] || !values['admin-secret']) {
+    process.stderr.write(`--url needs --admin-url and --admin-secret\n${usage}\n`);
+    process.exit(2);
+  }
+  await run({ baseUrl: values.url, adminUrl: values['admin-url'], adminSecret: values['admin-secret'] });
+} else {
+  print('starting the system through the launcher...');
+  const sink = await otlpSink();
+  const infra = await startInfra();
+  const database = await createDatabase(infra.postgresServerUrl, 'rundown_bench_cells');
+  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-cells-'));
+  const system = await startSystem({
+    env: {
+      ...(await freePorts()),
+      DATABASE_URL: database.url,
+      REDIS_URL: await isolatedRedis(infra.redisUrl, Number(process.env.BENCH_REDIS_DB ?? 14)),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      LAUNCH_MODE: 'compiled',
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_SAMPLER_ARG: '1',
+    },
+  });
+  try {
+    await run({ baseUrl: system.ready.base_url, adminUrl: system.ready.admin_url, adminSecret: system.ready.admin_secret });
+    print(`telemetry: ${sink.received()} OTLP exports received`);
+  } finally {
+    await system.stop();
+    sink.close();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await infra.stop();
+  }
+}
