@@ -78,7 +78,7 @@ function richText(round: number, i: number): string {
 }
 
 async function run(target: Target): Promise<void> {
-  const team = await request(`${target.adminUrl}/teams`, 'POST', target.adminSecret, { name: 'bench-cells', plan: 'paid', rate_limit_per_minute: 10_000_000, max_rundowns: 100_000 });
+  const team = await request(`${target.adminUrl}/teams`, 'POST', target.adminSecret, { name: 'bench-cells', plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 100_000 });
   const token = (await request(`${target.adminUrl}/teams/${team.data.id}/tokens`, 'POST', target.adminSecret, { role: 'OWNER' })).data.token;
   const v1 = (method: string, path: string, body?: unknown) => request(`${target.baseUrl}${path}`, method, token, body);
 

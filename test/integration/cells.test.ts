@@ -8,6 +8,7 @@ import { CellsRepository } from '../../services/cells/src/repositories/cells.js'
 import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
 import { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
 import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
+import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js';
 import { ColumnsRepository } from '../../services/rundown/src/repositories/columns.js';
 import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
 import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   await rundownDb.initialize();
   const rundownsRepo = new RundownsRepository(rundownDb);
   const cuesRepo = new CuesRepository(rundownDb);
-  rundownsFor = (port) => new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, port);
+  rundownsFor = (port) => new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, port, new OutboxEventLog());
   const coordinatesPort: CoordinatesPort = {
     describe: (ctx, rundownId, q) =>
       coordinates.describe(ctx, rundownId, { cueIds: q.cueIds ?? [], columnIds: q.columnIds ?? [], allCues: q.allCues ?? false, allColumns: q.allColumns ?? false }),

@@ -7,6 +7,7 @@ import { CuesRepository } from '../../services/rundown/src/repositories/cues.js'
 import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
 import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
 import { CursorCodec } from '../../services/rundown/src/domain/cursor.js';
+import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js';
 
 let db: DataSource;
 let rundowns: RundownsService;
@@ -14,7 +15,7 @@ let rundowns: RundownsService;
 beforeAll(async () => {
   db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: 'it-rundown', poolSize: 20 });
   await db.initialize();
-  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), noCellsYet);
+  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), noCellsYet, new OutboxEventLog());
 });
 
 afterAll(async () => {

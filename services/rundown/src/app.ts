@@ -1,4 +1,6 @@
+import { Redis } from 'ioredis';
 import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
 import { rundownConfig } from './config.js';
 import { RundownAccess } from './domain/access.js';
 import { GrpcCellsPort } from './clients/cells.js';
@@ -39,12 +41,23 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
+    // Writes never wait on Redis: events wait in the outbox until the relay reaches it again.
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const relay = await rundownOutbox.startRelay({
+      db,
+      databaseUrl: config.DATABASE_URL,
+      redis,
+      logger,
+      pollMs: config.OUTBOX_POLL_MS,
+      retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
+    });
+    const events = new OutboxEventLog();
     const rundownsRepo = new RundownsRepository(db);
     const cuesRepo = new CuesRepository(db);
     const cells = new GrpcCellsPort(config.CELLS_ADDR, config.CELLS_DEADLINE_MS);
-    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, cells);
+    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, cells, events);
     // Every content write of a rundown goes through this: it locks the rundown row first.
-    const access = new RundownAccess(rundowns, rundownsRepo);
+    const access = new RundownAccess(rundowns, rundownsRepo, events);
     const cues = new CuesService(rundowns, access, cuesRepo, cells);
     const columnsRepo = new ColumnsRepository();
     const grpc = await startGrpcServer({
@@ -64,6 +77,8 @@ export async function main(argv: string[]): Promise<void> {
     return async () => {
       await grpc.shutdown();
       cells.close();
+      await relay.stop();
+      redis.disconnect();
       await db.destroy();
     };
   });

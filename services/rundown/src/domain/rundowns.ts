@@ -5,6 +5,7 @@ import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositorie
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
 import type { CellsPort, CellWrite } from './cells-port.js';
+import type { EventLog } from './events.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 
 export interface RundownRecord {
@@ -69,6 +70,7 @@ export class RundownsService {
     private readonly cursors: CursorCodec,
     private readonly cues: CuesRepository,
     private readonly cells: CellsPort,
+    private readonly events: EventLog,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<RundownRecord> {
@@ -87,14 +89,15 @@ export class RundownsService {
     // until it does they are unreachable (no such rundown), so a client sees the rundown whole or not
     // at all. Cells left by a create that did not commit are removed now when possible, and in any
     // case by the cells service's orphan collector (services/cells/README.md).
+    let created: RundownRecord;
     try {
-      await this.createRows(ctx, scope, id, input, columns, draft, cells, maxRundowns);
+      created = await this.createRows(ctx, scope, id, input, columns, draft, cells, maxRundowns);
     } catch (error) {
       if (cells.length) await this.cells.deleteRundownCells(id).catch(() => undefined);
       throw error;
     }
     if (cells.length) await this.cells.confirmNewRundown(id).catch(() => undefined);
-    return this.get(ctx, id);
+    return created;
   }
 
   private async createRows(
@@ -106,8 +109,8 @@ export class RundownsService {
     draft: CueDraft,
     cells: CellWrite[],
     maxRundowns: number,
-  ): Promise<void> {
-    await this.repo.transaction(async (tx) => {
+  ): Promise<RundownRecord> {
+    return this.repo.transaction(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
       if (live + 1 > maxRundowns) {
@@ -131,6 +134,9 @@ export class RundownsService {
       await this.repo.insertColumns(tx, columns);
       await this.cues.insert(tx, id, draft.pending().created);
       await this.cells.writeForNewRundown(ctx, id, cells);
+      const created = await this.get(ctx, id, tx);
+      await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'created', id, record: created }]);
+      return created;
     });
   }
 
@@ -144,7 +150,9 @@ export class RundownsService {
     return this.repo.transaction(async (tx) => {
       const row = await this.findVisible(scope, id, tx, true);
       const { settings, ...rest } = patch;
-      return toRecord(await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) }));
+      const updated = toRecord(await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) }));
+      await this.events.record(tx, row, [{ kind: 'rundown', change: 'updated', id, record: updated }]);
+      return updated;
     });
   }
 
@@ -171,8 +179,11 @@ export class RundownsService {
 
   async delete(ctx: CallerContext, id: string): Promise<void> {
     const scope = scopeOf(ctx);
-    if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
-    if (!(await this.repo.softDelete(scope.teamId, id))) throw new AppError('rundowns.not_found');
+    if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
+    await this.repo.transaction(async (tx) => {
+      if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
+      await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
+    });
     // The cells are unreachable from here on; removing them is storage hygiene and may be retried.
     await this.cells.deleteRundownCells(id).catch(() => undefined);
   }

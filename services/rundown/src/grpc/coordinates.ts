@@ -1,8 +1,7 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
 import { CoordinateServiceService } from '@rundown/shared/proto/rundown/rundown/v1/coordinates';
 import type { CoordinatesService } from '../domain/coordinates.js';
-import { cueMessage } from './cues.js';
-import { rundownMessage } from './handlers.js';
+import { cueMessage, rundownMessage } from './messages.js';
 
 /** gRPC ↔ domain mapping for what other contexts ask about a rundown's coordinates; no rules live here. */
 export function coordinateHandlers(coordinates: CoordinatesService): ServiceBinding {
