@@ -180,6 +180,7 @@ if (values.url) {
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
       OTEL_TRACES_SAMPLER_ARG: '1',
     },
+    verbose: Boolean(process.env.BENCH_VERBOSE),
   });
   try {
     await run({ baseUrl: system.ready.base_url, adminUrl: system.ready.admin_url, adminSecret: system.ready.admin_secret });

@@ -1,5 +1,7 @@
+import { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admin, createRundown, createTeam, v1, type TestTeam } from '../support/client.js';
+import { readRundownEvents } from '@rundown/shared';
+import { admin, createRundown, createTeam, system, v1, type TestTeam } from '../support/client.js';
 import { query } from '../support/db.js';
 import { expectProblem } from '../support/problems.js';
 
@@ -191,6 +193,28 @@ describe('write errors', () => {
     const res = await bulk(r.id, items);
     expectProblem(res, 422, 'bulk.too_many_items');
     expect(res.body.details).toMatchObject({ limit: 500, received: 501, resource: 'cells' });
+  });
+
+  it('writes a full batch of 500 rich-text cells, twice (insert, then replace)', async () => {
+    const big = await createRundown(owner, {
+      title: 'Full batch',
+      columns: Array.from({ length: 10 }, (_, i) => ({ name: `c${i}` })),
+      cues: Array.from({ length: 50 }, (_, i) => ({ type: 'cue', title: `q${i}` })),
+    });
+    const cues = (await v1('GET', `/rundowns/${big.id}/cues`, { token: owner })).body.data.items as { id: string }[];
+    for (const round of [1, 2]) {
+      const items = cues.flatMap((c, i) =>
+        (big.column_order as string[]).map((column_id, j) => ({
+          cue_id: c.id,
+          column_id,
+          content_html: `<p><strong>${round}:${i}:${j}</strong> <span style="color:#d33">x</span> <rs-mention data-id="m${j}">N</rs-mention><script>alert(1)</script></p><ul><li>a</li></ul>`,
+        })),
+      );
+      const res = await bulk(big.id, items);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.items).toHaveLength(500);
+      expect(res.body.data.items[0].content_html).toBe(`<p><strong>${round}:0:0</strong> <span style="color:#d33">x</span> <rs-mention data-id="m0">N</rs-mention></p><ul><li>a</li></ul>`);
+    }
   });
 
   it('a refused item refuses the whole batch (all-or-nothing), a good batch writes every item in order', async () => {
@@ -392,5 +416,40 @@ describe('rundown create with nested cells', () => {
   it('cells on a heading or group are rundowns.invalid_payload', async () => {
     const res = await v1('POST', '/rundowns', { token: owner, body: { title: 'h', columns: [{ name: 'S' }], cues: [{ type: 'heading', title: 'x', cells: { S: 'y' } }] } });
     expectProblem(res, 400, 'rundowns.invalid_payload');
+  });
+});
+
+describe('cell events', () => {
+  it('every cell write emits its `cell` event (updated / removed, with the cell) through the outbox, in order', async () => {
+    const r = await newRundown();
+    const redis = new Redis(system().redisUrl);
+    try {
+      const cue_id = r.cues[0]!.id;
+      const [a, b] = r.columns as [string, string];
+      expect((await patch(r.id, { cue_id, column_id: a, content: 'first' })).status).toBe(200);
+      expect((await bulk(r.id, [{ cue_id, column_id: a, content_html: '<b>second</b>' }, { cue_id, column_id: b, content: 'other' }])).status).toBe(200);
+      expect((await patch(r.id, { cue_id, column_id: b, content: '' })).status).toBe(200);
+      const cellEvents = async () => (await readRundownEvents(redis, r.id, '0-0', { count: 1000 })).filter((e) => e.event.payload?.$case === 'cell');
+      const deadline = Date.now() + 10_000;
+      let events = await cellEvents();
+      while (events.length < 4 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        events = await cellEvents();
+      }
+      const summary = events.map((e) => {
+        const value = (e.event.payload as { $case: 'cell'; value: { change: number; column_id: string; cell?: { content_html: string } } }).value;
+        return [value.change, value.column_id, value.cell?.content_html];
+      });
+      // Change: 2 updated, 3 removed.
+      expect(summary).toEqual([
+        [2, a, '<p>first</p>'],
+        [2, a, '<b>second</b>'],
+        [2, b, '<p>other</p>'],
+        [3, b, ''],
+      ]);
+      expect(events.every((e) => e.event.team_id === team.id && e.event.source === 'cells')).toBe(true);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

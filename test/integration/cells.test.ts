@@ -5,6 +5,7 @@ import { CellsService } from '../../services/cells/src/domain/cells.js';
 import type { CoordinatesPort } from '../../services/cells/src/domain/coordinates.js';
 import { migrations as cellsMigrations } from '../../services/cells/src/migrations/index.js';
 import { CellsRepository } from '../../services/cells/src/repositories/cells.js';
+import { OutboxCellEventLog } from '../../services/cells/src/events/outbox-log.js';
 import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
 import { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
 import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
@@ -38,7 +39,7 @@ beforeAll(async () => {
       coordinates.describe(ctx, rundownId, { cueIds: q.cueIds ?? [], columnIds: q.columnIds ?? [], allCues: q.allCues ?? false, allColumns: q.allColumns ?? false }),
     existing: async (ids) => new Set(await coordinates.existing(ids)),
   };
-  cells = new CellsService(new CellsRepository(cellsDb), coordinatesPort, new CursorCodec('d'.repeat(32)));
+  cells = new CellsService(new CellsRepository(cellsDb), coordinatesPort, new CursorCodec('d'.repeat(32)), new OutboxCellEventLog());
   cellsPort = {
     writeForNewRundown: async (_ctx, rundownId, items) => void (await cells.stage(rundownId, items)),
     confirmNewRundown: (rundownId) => cells.confirm(rundownId),

@@ -1,7 +1,9 @@
+import { Redis } from 'ioredis';
 import { createDataSource, createLogger, CursorCodec, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
 import { RundownCoordinates } from './clients/rundown.js';
 import { cellsConfig } from './config.js';
 import { CellsService } from './domain/cells.js';
+import { cellsOutbox, OutboxCellEventLog } from './events/outbox-log.js';
 import { cellHandlers, rundownCellsHandlers } from './grpc/handlers.js';
 import { migrations } from './migrations/index.js';
 import { CellsRepository } from './repositories/cells.js';
@@ -14,8 +16,18 @@ export async function main(argv: string[]): Promise<void> {
     const config = cellsConfig();
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'cells', migrations, applicationName: 'cells', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
+    // Writes never wait on Redis: events wait in the outbox until the relay reaches it again.
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const relay = await cellsOutbox.startRelay({
+      db,
+      databaseUrl: config.DATABASE_URL,
+      redis,
+      logger,
+      pollMs: config.OUTBOX_POLL_MS,
+      retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
+    });
     const rundowns = new RundownCoordinates(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS);
-    const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET));
+    const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET), new OutboxCellEventLog());
     const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [cellHandlers(cells), rundownCellsHandlers(cells)], logger });
     // Orphan collection (cells staged for a rundown create that never committed); see README.
     const sweep = setInterval(() => {
@@ -30,6 +42,8 @@ export async function main(argv: string[]): Promise<void> {
       clearInterval(sweep);
       await grpc.shutdown();
       rundowns.close();
+      await relay.stop();
+      redis.disconnect();
       await db.destroy();
     };
   });

@@ -7,7 +7,11 @@ export function cellsConfig(source: NodeJS.ProcessEnv = process.env) {
       DATABASE_URL: env.url(['postgres', 'postgresql']),
       // The rundown service answers what a coordinate is (cue type, lock, column type and visibility).
       RUNDOWN_ADDR: env.address(),
-      REDIS_URL: env.url(['redis', 'rediss']).optional(),
+      // Cell events are relayed from the outbox to the rundown's Redis Stream.
+      REDIS_URL: env.url(['redis', 'rediss']),
+      EVENTS_MAX_LENGTH: env.int(10_000, 1),
+      EVENTS_MAX_AGE_MS: env.int(24 * 3_600_000, 0),
+      OUTBOX_POLL_MS: env.int(1_000, 10),
       CURSOR_SECRET: env.secret(32),
       LOG_LEVEL: env.logLevel(),
       DB_POOL_SIZE: env.int(10, 1),

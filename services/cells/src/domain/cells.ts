@@ -2,6 +2,7 @@ import { AppError, checkBulkSize, limits, type CallerContext, type CursorCodec, 
 import type { CellRow, CellsRepository, StoredWrite } from '../repositories/cells.js';
 import { emptyContent, fromHtml, fromText } from './content.js';
 import type { CoordinatesPort, Layout } from './coordinates.js';
+import type { CellEventLog } from './events.js';
 
 export interface CellRecord {
   cue_id: string;
@@ -58,6 +59,7 @@ export class CellsService {
     private readonly repo: CellsRepository,
     private readonly rundowns: CoordinatesPort,
     private readonly cursors: CursorCodec,
+    private readonly events: CellEventLog,
   ) {}
 
   async get(ctx: CallerContext, rundownId: string, cueId: string, columnId: string): Promise<CellRecord> {
@@ -108,11 +110,20 @@ export class CellsService {
     });
     for (const item of items) checkWritable(layout, rundownId, item);
     const writes = items.map(stored);
-    const rows = await this.repo.transaction((tx) => this.repo.write(tx, rundownId, writes));
-    const byCoordinate = new Map(rows.map((r) => [key(r), r]));
-    return writes.map((w) => {
-      const row = byCoordinate.get(key(w));
-      return row ? toRecord(row) : emptyCell(w.cue_id, w.column_id);
+    return this.repo.transaction(async (tx) => {
+      const byCoordinate = new Map((await this.repo.write(tx, rundownId, writes)).map((r) => [key(r), r]));
+      const cells = writes.map((w) => {
+        const row = byCoordinate.get(key(w));
+        return row ? toRecord(row) : emptyCell(w.cue_id, w.column_id);
+      });
+      // Every write emits its `cell` event, committed with it (the rundown service answered for
+      // this rundown, so the caller's team is its team).
+      await this.events.record(
+        tx,
+        { id: rundownId, team_id: ctx.teamId ?? '' },
+        cells.map((cell) => ({ change: cell.created_at === null ? 'removed' : 'updated', cell })),
+      );
+      return cells;
     });
   }
 

@@ -1,0 +1,16 @@
+import type { EntityManager } from 'typeorm';
+import type { CellRecord } from './cells.js';
+
+/** What happened to a cell (CONTRACT §7: `cell` frames carry `updated` or `removed`, always with the cell). */
+export interface CellChange {
+  change: 'updated' | 'removed';
+  cell: CellRecord;
+}
+
+/**
+ * Where cell writes record their domain events: in the write's own transaction, so an event exists
+ * exactly when its write committed (the transactional outbox; `events/outbox-log.ts`).
+ */
+export interface CellEventLog {
+  record(tx: EntityManager, rundown: { id: string; team_id: string }, changes: CellChange[]): Promise<void>;
+}
