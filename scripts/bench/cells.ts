@@ -138,6 +138,19 @@ async function run(target: Target): Promise<void> {
     if (i >= warmup * 10) single.push(ms);
   }
   print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
+
+  // Baseline from the same run, on the same noisy machine: the cheapest authenticated read.
+  const baseline: number[] = [];
+  for (let i = 0; i < warmup * 10 + reads; i++) {
+    const ms = await timed(() => v1('GET', `/rundowns/${small.id}`));
+    if (i >= warmup * 10) baseline.push(ms);
+  }
+  const base = summarize(baseline);
+  print(formatSummary('baseline GET /rundowns/:id (seq.)', base));
+  const ratio = (name: string, s: number[]) => print(`${name.padEnd(34)} p50 = ${(summarize(s).p50 / base.p50).toFixed(1)} x baseline p50`);
+  ratio('cells:bulk 500', bulk);
+  ratio('GET /cells page of 100', pageTimes);
+  ratio('GET /cells one coordinate', single);
 }
 
 /** A local OTLP/HTTP endpoint that accepts every export, so the services trace as deployed. */

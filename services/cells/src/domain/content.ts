@@ -35,25 +35,31 @@ export function colourStyle(style: string): string {
 
 const styledTags = ['p', 'div', 'span', 'b', 'strong', 'i', 'em', 'u', 's', 'strike', 'del', 'ins', 'mark', 'sub', 'sup', 'small', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 
+/** Elements that keep only their own attributes (no `style`). */
+const unstyled = new Set(['a', 'rs-mention', 'rs-variable']);
+
+/** Runs on every element before the allow-list: `style` reduced to its colours, or removed. */
 const keepColoursOnly: sanitizeHtml.Transformer = (tagName, attribs) => {
   if (attribs.style === undefined) return { tagName, attribs };
   const { style, ...rest } = attribs;
-  const colours = colourStyle(style);
+  const colours = unstyled.has(tagName) ? '' : colourStyle(style);
   return { tagName, attribs: colours ? { ...rest, style: colours } : rest };
 };
 
 const sanitizerOptions: sanitizeHtml.IOptions = {
   allowedTags: [...styledTags, 'br', 'hr', 'a', 'rs-mention', 'rs-variable'],
+  // `style` on every allowed element, except that `keepColoursOnly` removes it from links and
+  // references (which keep only their own attribute). One wildcard entry rather than one per tag:
+  // sanitize-html compiles a pattern per entry on every call.
   allowedAttributes: {
+    '*': ['style'],
     a: ['href', 'title'],
-    // References keep only their own attribute.
     'rs-mention': ['data-id'],
     'rs-variable': ['data-key'],
-    ...Object.fromEntries(styledTags.map((t) => [t, ['style']])),
   },
   // The style attribute is reduced by `keepColoursOnly` (a strict grammar) instead of a CSS parser.
   parseStyleAttributes: false,
-  transformTags: Object.fromEntries(styledTags.map((t) => [t, keepColoursOnly])),
+  transformTags: { '*': keepColoursOnly },
   // Links only to the web, mail and phone; no javascript:, vbscript:, data:, protocol-relative URLs.
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
   allowedSchemesByTag: {},
