@@ -269,6 +269,23 @@ describe('scopes and pagination', () => {
     expect(single.body.data.items).toHaveLength(whole.seen.length);
   });
 
+  it('pages skip hidden cells (a converted cue) without losing or repeating visible ones', async () => {
+    const hidden = playable[1]!;
+    expect((await v1('PATCH', `/rundowns/${r.id}/cues/${hidden}`, { token: editor, body: { type: 'heading' } })).status).toBe(200);
+    try {
+      for (const limit of ['1', '2', '4']) {
+        const whole = await all({}, limit);
+        const expected = playable.filter((c) => c !== hidden).length * r.columns.length;
+        expect(whole.seen).toHaveLength(expected);
+        expect(whole.seen.some((c) => c.cue_id === hidden)).toBe(false);
+        expect(new Set(whole.seen.map((c) => `${c.cue_id}/${c.column_id}`)).size).toBe(expected);
+        expect((await all({ column_id: r.columns[0]! }, limit)).seen).toHaveLength(playable.length - 1);
+      }
+    } finally {
+      expect((await v1('PATCH', `/rundowns/${r.id}/cues/${hidden}`, { token: editor, body: { type: 'cue' } })).status).toBe(200);
+    }
+  });
+
   it('a row of a heading is empty; a row or column that does not exist is not found', async () => {
     const heading = r.cues.find((c) => c.type === 'heading')!.id;
     expect((await read(r.id, { cue_id: heading })).body.data).toEqual({ items: [], next_cursor: null });

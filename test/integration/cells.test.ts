@@ -10,7 +10,7 @@ import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js'
 import { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
 import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
 import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js';
-import { ColumnsRepository } from '../../services/rundown/src/repositories/columns.js';
+import { CoordinatesRepository } from '../../services/rundown/src/repositories/coordinates.js';
 import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
 import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
 
@@ -48,7 +48,7 @@ beforeAll(async () => {
     deleteRundownCells: async (rundownId) => void (await cells.deleteRundown(rundownId)),
     snapshotCells: (_ctx, rundownId, snapshotId, cueIds, columnIds, max) => cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max),
   };
-  coordinates = new CoordinatesService(rundownsFor(cellsPort), cuesRepo, new ColumnsRepository(), cellsPort);
+  coordinates = new CoordinatesService(rundownsFor(cellsPort), cuesRepo, new CoordinatesRepository(), cellsPort);
 });
 
 afterAll(async () => {

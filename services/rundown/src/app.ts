@@ -5,6 +5,7 @@ import { rundownConfig } from './config.js';
 import { RundownAccess } from './domain/access.js';
 import { GrpcCellsPort } from './clients/cells.js';
 import { CoordinatesService } from './domain/coordinates.js';
+import { CoordinatesRepository } from './repositories/coordinates.js';
 import { coordinateHandlers } from './grpc/coordinates.js';
 import { ColumnsService } from './domain/columns.js';
 import { MentionsService } from './domain/mentions.js';
@@ -66,7 +67,7 @@ export async function main(argv: string[]): Promise<void> {
         rundownHandlers(rundowns, cues),
         cueHandlers(cues),
         columnHandlers(new ColumnsService(access, columnsRepo, cells)),
-        coordinateHandlers(new CoordinatesService(rundowns, cuesRepo, columnsRepo, cells)),
+        coordinateHandlers(new CoordinatesService(rundowns, cuesRepo, new CoordinatesRepository(), cells)),
         mentionHandlers(new MentionsService(access, new MentionsRepository())),
         textVariableHandlers(new TextVariablesService(access, new TextVariablesRepository())),
         outputMessageHandlers(new OutputMessageService(access, new OutputMessagesRepository())),

@@ -87,15 +87,32 @@ export class CellsService {
       if (typeof position.u !== 'string' || typeof position.c !== 'string') throw new AppError('cursor.invalid');
       after = { cue_id: position.u, column_id: position.c };
     }
-    const cueIds = layout.cues.filter((c) => c.type === 'cue').map((c) => c.id);
-    const columnIds = layout.columns.map((c) => c.id);
-    if (!cueIds.length || !columnIds.length) return { items: [], next_cursor: null };
-    const rows = await this.repo.page(rundownId, cueIds, columnIds, limit + 1, after);
-    const page = rows.slice(0, limit);
+    const visibleCues = new Set(layout.cues.filter((c) => c.type === 'cue').map((c) => c.id));
+    const visibleColumns = new Set(layout.columns.map((c) => c.id));
+    if (!visibleCues.size || !visibleColumns.size) return { items: [], next_cursor: null };
+    // Scan the scope in keyset order and keep the visible cells. Stored cells are nearly all
+    // visible (only those of converted cues, and of deletions whose cleanup is pending, are not),
+    // so this reads about one page, with a plan that stays one index range whatever the rundown's size.
+    const page: CellRow[] = [];
+    let more = false;
+    for (let position = after; ; ) {
+      const chunk = await this.repo.scan(rundownId, scope, position, limit + 1);
+      for (const row of chunk) {
+        if (!visibleCues.has(row.cue_id) || !visibleColumns.has(row.column_id)) continue;
+        if (page.length === limit) {
+          more = true;
+          break;
+        }
+        page.push(row);
+      }
+      const last = chunk.at(-1);
+      if (more || chunk.length <= limit || !last) break;
+      position = { cue_id: last.cue_id, column_id: last.column_id };
+    }
     const last = page.at(-1);
     return {
       items: page.map(toRecord),
-      next_cursor: rows.length > limit && last ? this.cursors.encode(cursorScope, { u: last.cue_id, c: last.column_id }) : null,
+      next_cursor: more && last ? this.cursors.encode(cursorScope, { u: last.cue_id, c: last.column_id }) : null,
     };
   }
 

@@ -34,23 +34,31 @@ export class CellsRepository {
   }
 
   /**
-   * One page of the populated cells among the given cues and columns, ordered by (cue_id,
-   * column_id), after the given coordinate; `limit + 1` rows tell whether another page exists.
+   * Populated cells of a scope (a row, a column or the whole rundown) in (cue_id, column_id) order
+   * after the given coordinate, at most `limit`. A plain keyset scan of one index; which of them
+   * are visible is the caller's filter (see CellsService.list).
    */
-  async page(
+  async scan(
     rundownId: string,
-    cueIds: string[],
-    columnIds: string[],
-    limit: number,
+    scope: { cueId?: string; columnId?: string },
     after: { cue_id: string; column_id: string } | undefined,
+    limit: number,
   ): Promise<CellRow[]> {
-    const values: unknown[] = [rundownId, cueIds, columnIds, limit];
-    let where = 'rundown_id = $1 AND cue_id = ANY($2::text[]) AND column_id = ANY($3::text[])';
+    const values: unknown[] = [rundownId, limit];
+    let where = 'rundown_id = $1';
+    if (scope.cueId !== undefined) {
+      values.push(scope.cueId);
+      where += ` AND cue_id = $${values.length}`;
+    }
+    if (scope.columnId !== undefined) {
+      values.push(scope.columnId);
+      where += ` AND column_id = $${values.length}`;
+    }
     if (after) {
       values.push(after.cue_id, after.column_id);
-      where += ' AND (cue_id, column_id) > ($5, $6)';
+      where += ` AND (cue_id, column_id) > ($${values.length - 1}, $${values.length})`;
     }
-    return (await this.db.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $4`, values)) as CellRow[];
+    return (await this.db.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $2`, values)) as CellRow[];
   }
 
   /** Every populated cell among the coordinates (at most `max`), and how many there are. */

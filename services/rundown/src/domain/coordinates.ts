@@ -1,6 +1,6 @@
-import { AppError, limits, type CallerContext } from '@rundown/shared';
+import { AppError, limits, looksLikeId, type CallerContext } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
-import type { ColumnsRepository } from '../repositories/columns.js';
+import type { CoordinatesRepository } from '../repositories/coordinates.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CellsPort, SnapshotCell } from './cells-port.js';
 import { CueDraft, type CueRecord } from './cue-draft.js';
@@ -19,7 +19,8 @@ export interface CoordinatesQuery {
 }
 
 /**
- * What the cells context asks about a rundown: its cues (type, lock) and its public columns (type).
+ * What the cells context asks about a rundown: its cues (type, lock; in no particular order) and its
+ * public columns (type; in display order), in one statement.
  * A missing cue, and a missing or private column, is simply absent from the answer; a rundown the
  * caller may not see is `rundowns.not_found`.
  */
@@ -27,22 +28,21 @@ export class CoordinatesService {
   constructor(
     private readonly rundowns: RundownsService,
     private readonly cues: CuesRepository,
-    private readonly columns: ColumnsRepository,
+    private readonly coordinates: CoordinatesRepository,
     private readonly cells: CellsPort,
   ) {}
 
   async describe(ctx: CallerContext, rundownId: string, query: CoordinatesQuery): Promise<Coordinates> {
-    return this.cues.snapshot(async (tx) => {
-      const rundown = await this.rundowns.findVisible(scopeOf(ctx), rundownId, tx);
-      const wantCue = query.allCues ? () => true : (id: string) => query.cueIds.includes(id);
-      const wantColumn = query.allColumns ? () => true : (id: string) => query.columnIds.includes(id);
-      const order = new CueDraft(rundownId, rundown.cue_tree, await this.cues.all(tx, rundownId)).records();
-      const columns = new Map((await this.columns.all(tx, rundownId)).map((c) => [c.id, c]));
-      return {
-        cues: order.filter((c) => wantCue(c.id)).map((c) => ({ id: c.id, type: c.type, prevent_edits: c.prevent_edits })),
-        columns: rundown.public_column_ids.filter(wantColumn).map((id) => ({ id, type: columns.get(id)!.type })),
-      };
-    });
+    const scope = scopeOf(ctx);
+    const found = looksLikeId(rundownId) && !(scope.rundownId && scope.rundownId !== rundownId);
+    const row = found ? await this.coordinates.find(this.cues.db, scope.teamId, rundownId) : undefined;
+    if (!row) throw new AppError('rundowns.not_found');
+    const wantCue = query.allCues ? () => true : (id: string) => query.cueIds.includes(id);
+    const wantColumn = query.allColumns ? () => true : (id: string) => query.columnIds.includes(id);
+    return {
+      cues: row.cues.filter(([id]) => wantCue(id)).map(([id, type, prevent_edits]) => ({ id, type, prevent_edits })),
+      columns: row.columns.filter(([id]) => wantColumn(id)).map(([id, type]) => ({ id, type })),
+    };
   }
 
   /** Which of these rundowns are live (any team): the cells context's orphan collector asks. */

@@ -49,8 +49,8 @@ export interface CoordinateColumn {
 }
 
 /**
- * Only what exists: a missing cue, or a missing or private column, is absent. Cues in display
- * order, columns in the public order.
+ * Only what exists: a missing cue, or a missing or private column, is absent. Cues in no
+ * particular order, columns in the public order.
  */
 export interface DescribeCoordinatesResponse {
   cues: CoordinateCue[];
