@@ -35,13 +35,13 @@ export class CoordinatesService {
   async describe(ctx: CallerContext, rundownId: string, query: CoordinatesQuery): Promise<Coordinates> {
     const scope = scopeOf(ctx);
     const found = looksLikeId(rundownId) && !(scope.rundownId && scope.rundownId !== rundownId);
-    const row = found ? await this.coordinates.find(this.cues.db, scope.teamId, rundownId) : undefined;
+    const row = found
+      ? await this.coordinates.find(this.cues.db, scope.teamId, rundownId, query.allCues ? undefined : query.cueIds, query.allColumns ? undefined : query.columnIds)
+      : undefined;
     if (!row) throw new AppError('rundowns.not_found');
-    const wantCue = query.allCues ? () => true : (id: string) => query.cueIds.includes(id);
-    const wantColumn = query.allColumns ? () => true : (id: string) => query.columnIds.includes(id);
     return {
-      cues: row.cues.filter(([id]) => wantCue(id)).map(([id, type, prevent_edits]) => ({ id, type, prevent_edits })),
-      columns: row.columns.filter(([id]) => wantColumn(id)).map(([id, type]) => ({ id, type })),
+      cues: row.cues.map(([id, type, prevent_edits]) => ({ id, type, prevent_edits })),
+      columns: row.columns.map(([id, type]) => ({ id, type })),
     };
   }
 
