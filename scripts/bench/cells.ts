@@ -185,7 +185,7 @@ if (values.url) {
     env: {
       ...(await freePorts()),
       DATABASE_URL: database.url,
-      REDIS_URL: await isolatedRedis(infra.redisUrl, Number(process.env.BENCH_REDIS_DB ?? 14)),
+      REDIS_URL: await isolatedRedis(infra.redisUrl, Number(process.env.BENCH_REDIS_DB ?? 9)),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       LAUNCH_MODE: 'compiled',
