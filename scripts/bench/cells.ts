@@ -47,15 +47,26 @@ interface Envelope {
   data: { id: string; token: string; column_order: string[]; items: { id: string }[]; next_cursor: string | null };
 }
 
+/** Answers the API says to retry with backoff (spec, Recovery rules); counted and printed. */
+let retried = 0;
+const retryable = (status: number, text: string) => status === 503 || (status === 401 && text.includes('auth.revocation_check_unavailable'));
+
 async function request(url: string, method: string, token: string, body?: unknown): Promise<Envelope> {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as Envelope;
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.ok) return JSON.parse(text) as Envelope;
+    if (attempt < 5 && retryable(response.status, text)) {
+      retried++;
+      await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      continue;
+    }
+    throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  }
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -207,7 +218,7 @@ if (values.url) {
   });
   try {
     await run({ baseUrl: system.ready.base_url, adminUrl: system.ready.admin_url, adminSecret: system.ready.admin_secret });
-    print(`telemetry: ${sink.received()} OTLP exports received`);
+    print(`telemetry: ${sink.received()} OTLP exports received; ${retried} requests retried (503 / revocation check unavailable)`);
   } finally {
     await system.stop();
     sink.close();
