@@ -4,12 +4,11 @@ import {
   type CreateCue,
   type PatchCue,
   type Position as PositionMessage,
-  type SideEffect as SideEffectMessage,
 } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { CueFields, PatchCueInput, CreateCueInput, BulkItem } from '../domain/cue-draft.js';
 import { cueTypes, type CueType, type Position } from '../domain/cue-tree.js';
-import type { CuesService, SideEffect } from '../domain/cues.js';
-import { cueMessage } from './messages.js';
+import type { CuesService } from '../domain/cues.js';
+import { cueMessage, sideEffectMessages as effectMessages } from './messages.js';
 
 function cueType(value: string | undefined): CueType | undefined {
   if (value === undefined) return undefined;
@@ -70,8 +69,6 @@ function patchInput(m: PatchCue): PatchCueInput {
     ...(pos ? { position: pos } : {}),
   };
 }
-
-const effectMessages = (effects: SideEffect[]): SideEffectMessage[] => effects.map((e) => ({ ...e }));
 
 /** gRPC ↔ domain mapping for cues; no rules live here. */
 export function cueHandlers(cues: CuesService): ServiceBinding {

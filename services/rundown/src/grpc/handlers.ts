@@ -2,9 +2,10 @@ import { bindService, limits, type ServiceBinding } from '@rundown/shared';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { NewCue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { CuesService } from '../domain/cues.js';
-import type { NewCueInput, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
+import type { NewCueInput, RundownRecord, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
+import type { WriteResult } from '../domain/side-effects.js';
 import { createInput } from './cues.js';
-import { cueMessage, rundownMessage } from './messages.js';
+import { cueMessage, rundownMessage, sideEffectMessages } from './messages.js';
 
 function newCue(m: NewCue): NewCueInput {
   return {
@@ -17,11 +18,13 @@ function newCue(m: NewCue): NewCueInput {
   };
 }
 
+const written = (w: WriteResult<RundownRecord>) => ({ rundown: rundownMessage(w.result), side_effects: sideEffectMessages(w.side_effects) });
+
 /** gRPC ↔ domain mapping for rundowns; no rules live here. */
 export function rundownHandlers(rundowns: RundownsService, cues: CuesService): ServiceBinding {
   return bindService(RundownServiceService, {
     createRundown: async (req, ctx) =>
-      rundownMessage(
+      written(
         await rundowns.create(ctx, {
           title: req.title,
           timezone: req.timezone ?? null,
@@ -44,15 +47,12 @@ export function rundownHandlers(rundowns: RundownsService, cues: CuesService): S
       if (req.set_start_time) patch.start_time = req.start_time ?? null;
       if (req.status !== undefined) patch.status = req.status;
       if (req.settings_patch !== undefined) patch.settings = req.settings_patch;
-      return rundownMessage(await rundowns.update(ctx, req.rundown_id, patch));
+      return written(await rundowns.update(ctx, req.rundown_id, patch));
     },
     listRundowns: async (req, ctx) => {
       const page = await rundowns.list(ctx, req.limit || limits.page.default, req.cursor || undefined);
       return { items: page.items.map(rundownMessage), next_cursor: page.next_cursor ?? undefined };
     },
-    deleteRundown: async (req, ctx) => {
-      await rundowns.delete(ctx, req.rundown_id);
-      return {};
-    },
+    deleteRundown: async (req, ctx) => ({ side_effects: sideEffectMessages((await rundowns.delete(ctx, req.rundown_id)).side_effects) }),
   });
 }

@@ -1,12 +1,14 @@
 import type { Column } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { Mention } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
-import type { OutputMessage } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
+import type { OutputMessage } from '@rundown/shared/proto/rundown/rundown/v1/output_message_record';
 import type { CueOrderNode, Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RundownField, type SideEffect as SideEffectMessage } from '@rundown/shared/proto/rundown/rundown/v1/side_effects';
 import type { TextVariable } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { CueRecord } from '../domain/cue-draft.js';
 import type { OutputMessageRecord } from '../domain/output-message.js';
 import type { RundownRecord } from '../domain/rundowns.js';
+import type { SideEffect } from '../domain/side-effects.js';
 import type { MentionRow } from '../repositories/mentions.js';
 import type { ColumnRow, CueTreeNode } from '../repositories/rundowns.js';
 import type { TextVariableRow } from '../repositories/text-variables.js';
@@ -94,3 +96,29 @@ export function outputMessageMessage(m: OutputMessageRecord): OutputMessage {
     updated_at: m.updated_at?.toISOString(),
   };
 }
+
+const rundownFields = { cue_order: RundownField.RUNDOWN_FIELD_CUE_ORDER, end_time: RundownField.RUNDOWN_FIELD_END_TIME } as const;
+
+export function sideEffectMessage(e: SideEffect): SideEffectMessage {
+  switch (e.type) {
+    case 'rundown.changed':
+      return {
+        effect: {
+          $case: 'rundown_changed',
+          value: {
+            rundown_id: e.rundown_id,
+            changed: (e.changed ?? []).map((f) => rundownFields[f]),
+            column_order: e.column_order && { ids: e.column_order },
+          },
+        },
+      };
+    case 'column.deleted':
+      return { effect: { $case: 'column_deleted', value: { rundown_id: e.rundown_id, column_id: e.column_id, cell_count: e.cell_count } } };
+    case 'output_message.changed':
+      return {
+        effect: { $case: 'output_message_changed', value: { rundown_id: e.rundown_id, output_message: outputMessageMessage(e.output_message) } },
+      };
+  }
+}
+
+export const sideEffectMessages = (effects: SideEffect[]): SideEffectMessage[] => effects.map(sideEffectMessage);

@@ -2,7 +2,7 @@ import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/prot
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { cueJson, sideEffectJson } from './records.js';
+import { cueJson, sideEffectsJson } from './records.js';
 import {
   bulkCuesBody,
   cueBody,
@@ -109,7 +109,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
         return {
           data: cueJson(cue!),
           location: `${urls.base}/rundowns/${params.id}/cues/${cue!.id}`,
-          sideEffects: side_effects.map(sideEffectJson),
+          sideEffects: sideEffectsJson(side_effects),
         };
       },
     }),
@@ -143,7 +143,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           { rundown_id: params.id!, patch: patchCueMessage(params.cue_id!, body) },
           caller,
         );
-        return { data: cueJson(cue!), sideEffects: side_effects.map(sideEffectJson) };
+        return { data: cueJson(cue!), sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({
@@ -176,7 +176,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           { rundown_id: params.id!, items: body.items.map(bulkItemMessage) },
           caller,
         );
-        return { data: { items: items.map(cueJson) }, sideEffects: side_effects.map(sideEffectJson) };
+        return { data: { items: items.map(cueJson) }, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({
@@ -195,7 +195,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           { rundown_id: params.id!, items: body.items.map((i) => ({ id: i.id, parent_id: i.parent_id ?? undefined })) },
           caller,
         );
-        return { data: { items: items.map(cueJson) }, sideEffects: side_effects.map(sideEffectJson) };
+        return { data: { items: items.map(cueJson) }, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
   ];

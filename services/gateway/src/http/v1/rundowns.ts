@@ -3,7 +3,7 @@ import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { newCueMessage } from './cues.js';
-import { cueJson, rundownJson } from './records.js';
+import { cueJson, rundownJson, sideEffectsJson } from './records.js';
 import { pageQuery } from './schemas/common.js';
 import { createRundownBody, patchRundownBody, rundownReadQuery, rundownRecord } from './schemas/rundowns.js';
 
@@ -38,7 +38,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['plan.limit_exceeded', 'columns.too_many', 'cues.too_many'],
       response: rundownRecord,
       handler: async ({ body, caller }) => {
-        const created = await clients.rundown.createRundown(
+        const { rundown: created, side_effects } = await clients.rundown.createRundown(
           {
             title: body.title,
             timezone: body.timezone ?? undefined,
@@ -50,7 +50,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           },
           caller,
         );
-        return { data: rundownJson(created), location: `${urls.base}/rundowns/${created.id}` };
+        return { data: rundownJson(created!), location: `${urls.base}/rundowns/${created!.id}`, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({
@@ -82,7 +82,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found'],
       response: rundownRecord,
       handler: async ({ params, body, caller }) => {
-        const updated = await clients.rundown.updateRundown(
+        const { rundown: updated, side_effects } = await clients.rundown.updateRundown(
           {
             rundown_id: params.id!,
             title: body.title,
@@ -95,7 +95,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           },
           caller,
         );
-        return { data: rundownJson(updated), sideEffects: [{ type: 'rundown.changed', rundown_id: updated.id }] };
+        return { data: rundownJson(updated!), sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({

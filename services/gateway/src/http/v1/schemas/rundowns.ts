@@ -21,30 +21,16 @@ const columnInput = z.strictObject({
   name: z.string().trim().min(1).max(limits.columnNameChars),
 });
 
-export const createRundownBody = z
-  .strictObject({
-    title: z.string().trim().min(1).max(limits.rundownTitleChars),
-    timezone: timezone.nullable().optional(),
-    start_time: epochMs.nullable().optional(),
-    status: z.enum(rundownStatuses).optional(),
-    settings: settingsPatch.optional(),
-    columns: z.array(columnInput).optional(),
-    // Cells and hierarchy rules are checked by the rundown service, which reports them as issues too.
-    cues: z.array(newCue).optional(),
-  })
-  .superRefine((body, ctx) => {
-    const seen = new Map<string, number>();
-    body.columns?.forEach((column, index) => {
-      const first = seen.get(column.name);
-      if (first !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['columns', index, 'name'],
-          message: `Duplicate column name "${column.name}" (also at columns[${first}]).`,
-        });
-      } else seen.set(column.name, index);
-    });
-  });
+export const createRundownBody = z.strictObject({
+  title: z.string().trim().min(1).max(limits.rundownTitleChars),
+  timezone: timezone.nullable().optional(),
+  start_time: epochMs.nullable().optional(),
+  status: z.enum(rundownStatuses).optional(),
+  settings: settingsPatch.optional(),
+  columns: z.array(columnInput).optional(),
+  // Cells, hierarchy rules and column-name uniqueness are the rundown service's, which reports them as issues.
+  cues: z.array(newCue).optional(),
+});
 
 /** `settings: null` in a rundown PATCH (RFC 7396) resets every setting to its default. */
 const resetAllSettings = { cue_numbering: null, tod_display_format: null };

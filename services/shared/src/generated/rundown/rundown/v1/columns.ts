@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -58,27 +59,21 @@ export interface CreateColumnRequest {
 export interface UpdateColumnRequest {
   rundown_id: string;
   column_id: string;
-  name: string;
+  /** Required by the domain (absent: columns.empty_patch). */
+  name?: string | undefined;
   before_column_id?: string | undefined;
   after_column_id?: string | undefined;
 }
 
-/** A column write, and the public column order after it (for the `rundown.changed` side effect). */
+/** A column write: the column, and what the write caused. */
 export interface ColumnWriteResponse {
   column: Column | undefined;
-  column_order: string[];
-  column_order_changed: boolean;
+  side_effects: SideEffect[];
 }
 
 export interface DeleteColumnRequest {
   rundown_id: string;
   column_id: string;
-}
-
-export interface DeleteColumnResponse {
-  /** Cells removed with the column (reported by the cells context). */
-  cell_count: number;
-  column_order: string[];
 }
 
 export interface ReorderColumnsRequest {
@@ -89,7 +84,7 @@ export interface ReorderColumnsRequest {
 
 export interface ReorderColumnsResponse {
   items: Column[];
-  column_order_changed: boolean;
+  side_effects: SideEffect[];
 }
 
 /** Admin only (the dashboard's stand-in): any type, private or not, in any team's rundown. */
@@ -430,7 +425,7 @@ export const CreateColumnRequest: MessageFns<CreateColumnRequest> = {
 };
 
 function createBaseUpdateColumnRequest(): UpdateColumnRequest {
-  return { rundown_id: "", column_id: "", name: "", before_column_id: undefined, after_column_id: undefined };
+  return { rundown_id: "", column_id: "", name: undefined, before_column_id: undefined, after_column_id: undefined };
 }
 
 export const UpdateColumnRequest: MessageFns<UpdateColumnRequest> = {
@@ -441,7 +436,7 @@ export const UpdateColumnRequest: MessageFns<UpdateColumnRequest> = {
     if (message.column_id !== "") {
       writer.uint32(18).string(message.column_id);
     }
-    if (message.name !== "") {
+    if (message.name !== undefined) {
       writer.uint32(26).string(message.name);
     }
     if (message.before_column_id !== undefined) {
@@ -520,7 +515,7 @@ export const UpdateColumnRequest: MessageFns<UpdateColumnRequest> = {
 };
 
 function createBaseColumnWriteResponse(): ColumnWriteResponse {
-  return { column: undefined, column_order: [], column_order_changed: false };
+  return { column: undefined, side_effects: [] };
 }
 
 export const ColumnWriteResponse: MessageFns<ColumnWriteResponse> = {
@@ -528,11 +523,8 @@ export const ColumnWriteResponse: MessageFns<ColumnWriteResponse> = {
     if (message.column !== undefined) {
       Column.encode(message.column, writer.uint32(10).fork()).join();
     }
-    for (const v of message.column_order) {
-      writer.uint32(18).string(v!);
-    }
-    if (message.column_order_changed !== false) {
-      writer.uint32(24).bool(message.column_order_changed);
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -563,15 +555,7 @@ export const ColumnWriteResponse: MessageFns<ColumnWriteResponse> = {
               break;
             }
 
-            message.column_order.push(reader.string());
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.column_order_changed = reader.bool();
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -629,63 +613,6 @@ export const DeleteColumnRequest: MessageFns<DeleteColumnRequest> = {
             }
 
             message.column_id = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
-function createBaseDeleteColumnResponse(): DeleteColumnResponse {
-  return { cell_count: 0, column_order: [] };
-}
-
-export const DeleteColumnResponse: MessageFns<DeleteColumnResponse> = {
-  encode(message: DeleteColumnResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.cell_count !== 0) {
-      writer.uint32(8).int32(message.cell_count);
-    }
-    for (const v of message.column_order) {
-      writer.uint32(18).string(v!);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteColumnResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteColumnResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.cell_count = reader.int32();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.column_order.push(reader.string());
             continue;
           }
         }
@@ -759,7 +686,7 @@ export const ReorderColumnsRequest: MessageFns<ReorderColumnsRequest> = {
 };
 
 function createBaseReorderColumnsResponse(): ReorderColumnsResponse {
-  return { items: [], column_order_changed: false };
+  return { items: [], side_effects: [] };
 }
 
 export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
@@ -767,8 +694,8 @@ export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
     for (const v of message.items) {
       Column.encode(v!, writer.uint32(10).fork()).join();
     }
-    if (message.column_order_changed !== false) {
-      writer.uint32(16).bool(message.column_order_changed);
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -795,11 +722,11 @@ export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
             continue;
           }
           case 2: {
-            if (tag !== 16) {
+            if (tag !== 18) {
               break;
             }
 
-            message.column_order_changed = reader.bool();
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -932,15 +859,15 @@ export const ColumnServiceService = {
     responseSerialize: (value: ColumnWriteResponse): Buffer => Buffer.from(ColumnWriteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ColumnWriteResponse => ColumnWriteResponse.decode(value),
   },
+  /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
   deleteColumn: {
     path: "/rundown.rundown.v1.ColumnService/DeleteColumn" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: DeleteColumnRequest): Buffer => Buffer.from(DeleteColumnRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteColumnRequest => DeleteColumnRequest.decode(value),
-    responseSerialize: (value: DeleteColumnResponse): Buffer =>
-      Buffer.from(DeleteColumnResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteColumnResponse => DeleteColumnResponse.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
   reorderColumns: {
     path: "/rundown.rundown.v1.ColumnService/ReorderColumns" as const,
@@ -970,7 +897,8 @@ export interface ColumnServiceServer extends UntypedServiceImplementation {
   getColumn: handleUnaryCall<GetColumnRequest, Column>;
   createColumn: handleUnaryCall<CreateColumnRequest, ColumnWriteResponse>;
   updateColumn: handleUnaryCall<UpdateColumnRequest, ColumnWriteResponse>;
-  deleteColumn: handleUnaryCall<DeleteColumnRequest, DeleteColumnResponse>;
+  /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
+  deleteColumn: handleUnaryCall<DeleteColumnRequest, WriteEffects>;
   reorderColumns: handleUnaryCall<ReorderColumnsRequest, ReorderColumnsResponse>;
   adminCreateColumn: handleUnaryCall<AdminCreateColumnRequest, ColumnWriteResponse>;
 }
@@ -1036,20 +964,21 @@ export interface ColumnServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
   ): ClientUnaryCall;
+  /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
   deleteColumn(
     request: DeleteColumnRequest,
-    callback: (error: ServiceError | null, response: DeleteColumnResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteColumn(
     request: DeleteColumnRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DeleteColumnResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteColumn(
     request: DeleteColumnRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DeleteColumnResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   reorderColumns(
     request: ReorderColumnsRequest,

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -156,15 +157,6 @@ export interface SetPreventEditsRequest {
   prevent_edits: boolean;
 }
 
-/** What a write caused beyond the cues it returns (CONTRACT §1 meta.side_effects). */
-export interface SideEffect {
-  /** "rundown.changed" */
-  type: string;
-  rundown_id: string;
-  /** the rundown fields that changed: "cue_order", "end_time" */
-  changed: string[];
-}
-
 export interface CueResult {
   cue: Cue | undefined;
   side_effects: SideEffect[];
@@ -172,10 +164,6 @@ export interface CueResult {
 
 export interface CuesResult {
   items: Cue[];
-  side_effects: SideEffect[];
-}
-
-export interface DeleteCueResponse {
   side_effects: SideEffect[];
 }
 
@@ -1602,74 +1590,6 @@ export const SetPreventEditsRequest: MessageFns<SetPreventEditsRequest> = {
   },
 };
 
-function createBaseSideEffect(): SideEffect {
-  return { type: "", rundown_id: "", changed: [] };
-}
-
-export const SideEffect: MessageFns<SideEffect> = {
-  encode(message: SideEffect, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.type !== "") {
-      writer.uint32(10).string(message.type);
-    }
-    if (message.rundown_id !== "") {
-      writer.uint32(18).string(message.rundown_id);
-    }
-    for (const v of message.changed) {
-      writer.uint32(26).string(v!);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SideEffect {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSideEffect();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.type = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.rundown_id = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.changed.push(reader.string());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
 function createBaseCueResult(): CueResult {
   return { cue: undefined, side_effects: [] };
 }
@@ -1784,52 +1704,6 @@ export const CuesResult: MessageFns<CuesResult> = {
   },
 };
 
-function createBaseDeleteCueResponse(): DeleteCueResponse {
-  return { side_effects: [] };
-}
-
-export const DeleteCueResponse: MessageFns<DeleteCueResponse> = {
-  encode(message: DeleteCueResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.side_effects) {
-      SideEffect.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteCueResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteCueResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
 export type CueServiceService = typeof CueServiceService;
 export const CueServiceService = {
   listCues: {
@@ -1874,8 +1748,8 @@ export const CueServiceService = {
     responseStream: false as const,
     requestSerialize: (value: DeleteCueRequest): Buffer => Buffer.from(DeleteCueRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteCueRequest => DeleteCueRequest.decode(value),
-    responseSerialize: (value: DeleteCueResponse): Buffer => Buffer.from(DeleteCueResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteCueResponse => DeleteCueResponse.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
   bulkCues: {
     path: "/rundown.rundown.v1.CueService/BulkCues" as const,
@@ -1913,7 +1787,7 @@ export interface CueServiceServer extends UntypedServiceImplementation {
   getCue: handleUnaryCall<GetCueRequest, Cue>;
   createCue: handleUnaryCall<CreateCueRequest, CueResult>;
   updateCue: handleUnaryCall<UpdateCueRequest, CueResult>;
-  deleteCue: handleUnaryCall<DeleteCueRequest, DeleteCueResponse>;
+  deleteCue: handleUnaryCall<DeleteCueRequest, WriteEffects>;
   bulkCues: handleUnaryCall<BulkCuesRequest, CuesResult>;
   reorderCues: handleUnaryCall<ReorderCuesRequest, CuesResult>;
   /** Admin surface only (stands in for the human in the rundown screen): the lock is not writable through v1. */
@@ -1980,18 +1854,18 @@ export interface CueServiceClient extends Client {
   ): ClientUnaryCall;
   deleteCue(
     request: DeleteCueRequest,
-    callback: (error: ServiceError | null, response: DeleteCueResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteCue(
     request: DeleteCueRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DeleteCueResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteCue(
     request: DeleteCueRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DeleteCueResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   bulkCues(
     request: BulkCuesRequest,

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -68,7 +69,9 @@ export interface DeleteMentionRequest {
   mention_id: string;
 }
 
-export interface DeleteMentionResponse {
+export interface MentionResult {
+  mention: Mention | undefined;
+  side_effects: SideEffect[];
 }
 
 export interface BulkMentionItem {
@@ -84,6 +87,7 @@ export interface BulkMentionsRequest {
 
 export interface BulkMentionsResponse {
   items: Mention[];
+  side_effects: SideEffect[];
 }
 
 function createBaseMention(): Mention {
@@ -586,16 +590,22 @@ export const DeleteMentionRequest: MessageFns<DeleteMentionRequest> = {
   },
 };
 
-function createBaseDeleteMentionResponse(): DeleteMentionResponse {
-  return {};
+function createBaseMentionResult(): MentionResult {
+  return { mention: undefined, side_effects: [] };
 }
 
-export const DeleteMentionResponse: MessageFns<DeleteMentionResponse> = {
-  encode(_: DeleteMentionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const MentionResult: MessageFns<MentionResult> = {
+  encode(message: MentionResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mention !== undefined) {
+      Mention.encode(message.mention, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteMentionResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): MentionResult {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -604,10 +614,26 @@ export const DeleteMentionResponse: MessageFns<DeleteMentionResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteMentionResponse();
+      const message = createBaseMentionResult();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mention = Mention.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -736,13 +762,16 @@ export const BulkMentionsRequest: MessageFns<BulkMentionsRequest> = {
 };
 
 function createBaseBulkMentionsResponse(): BulkMentionsResponse {
-  return { items: [] };
+  return { items: [], side_effects: [] };
 }
 
 export const BulkMentionsResponse: MessageFns<BulkMentionsResponse> = {
   encode(message: BulkMentionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.items) {
       Mention.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -766,6 +795,14 @@ export const BulkMentionsResponse: MessageFns<BulkMentionsResponse> = {
             }
 
             message.items.push(Mention.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -808,8 +845,8 @@ export const MentionServiceService = {
     responseStream: false as const,
     requestSerialize: (value: CreateMentionRequest): Buffer => Buffer.from(CreateMentionRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): CreateMentionRequest => CreateMentionRequest.decode(value),
-    responseSerialize: (value: Mention): Buffer => Buffer.from(Mention.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Mention => Mention.decode(value),
+    responseSerialize: (value: MentionResult): Buffer => Buffer.from(MentionResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MentionResult => MentionResult.decode(value),
   },
   updateMention: {
     path: "/rundown.rundown.v1.MentionService/UpdateMention" as const,
@@ -817,8 +854,8 @@ export const MentionServiceService = {
     responseStream: false as const,
     requestSerialize: (value: UpdateMentionRequest): Buffer => Buffer.from(UpdateMentionRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): UpdateMentionRequest => UpdateMentionRequest.decode(value),
-    responseSerialize: (value: Mention): Buffer => Buffer.from(Mention.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Mention => Mention.decode(value),
+    responseSerialize: (value: MentionResult): Buffer => Buffer.from(MentionResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MentionResult => MentionResult.decode(value),
   },
   deleteMention: {
     path: "/rundown.rundown.v1.MentionService/DeleteMention" as const,
@@ -826,9 +863,8 @@ export const MentionServiceService = {
     responseStream: false as const,
     requestSerialize: (value: DeleteMentionRequest): Buffer => Buffer.from(DeleteMentionRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteMentionRequest => DeleteMentionRequest.decode(value),
-    responseSerialize: (value: DeleteMentionResponse): Buffer =>
-      Buffer.from(DeleteMentionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteMentionResponse => DeleteMentionResponse.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
   bulkMentions: {
     path: "/rundown.rundown.v1.MentionService/BulkMentions" as const,
@@ -845,9 +881,9 @@ export const MentionServiceService = {
 export interface MentionServiceServer extends UntypedServiceImplementation {
   listMentions: handleUnaryCall<ListMentionsRequest, ListMentionsResponse>;
   getMention: handleUnaryCall<GetMentionRequest, Mention>;
-  createMention: handleUnaryCall<CreateMentionRequest, Mention>;
-  updateMention: handleUnaryCall<UpdateMentionRequest, Mention>;
-  deleteMention: handleUnaryCall<DeleteMentionRequest, DeleteMentionResponse>;
+  createMention: handleUnaryCall<CreateMentionRequest, MentionResult>;
+  updateMention: handleUnaryCall<UpdateMentionRequest, MentionResult>;
+  deleteMention: handleUnaryCall<DeleteMentionRequest, WriteEffects>;
   bulkMentions: handleUnaryCall<BulkMentionsRequest, BulkMentionsResponse>;
 }
 
@@ -884,48 +920,48 @@ export interface MentionServiceClient extends Client {
   ): ClientUnaryCall;
   createMention(
     request: CreateMentionRequest,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   createMention(
     request: CreateMentionRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   createMention(
     request: CreateMentionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   updateMention(
     request: UpdateMentionRequest,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   updateMention(
     request: UpdateMentionRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   updateMention(
     request: UpdateMentionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   deleteMention(
     request: DeleteMentionRequest,
-    callback: (error: ServiceError | null, response: DeleteMentionResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteMention(
     request: DeleteMentionRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DeleteMentionResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteMention(
     request: DeleteMentionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DeleteMentionResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   bulkMentions(
     request: BulkMentionsRequest,

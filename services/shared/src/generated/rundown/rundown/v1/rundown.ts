@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Cue, NewCue } from "./cues.js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -118,7 +119,10 @@ export interface DeleteRundownRequest {
   rundown_id: string;
 }
 
-export interface Empty {
+/** A rundown write: the rundown as it now reads, and what the write caused. */
+export interface RundownResult {
+  rundown: Rundown | undefined;
+  side_effects: SideEffect[];
 }
 
 function createBaseCueNumbering(): CueNumbering {
@@ -1078,16 +1082,22 @@ export const DeleteRundownRequest: MessageFns<DeleteRundownRequest> = {
   },
 };
 
-function createBaseEmpty(): Empty {
-  return {};
+function createBaseRundownResult(): RundownResult {
+  return { rundown: undefined, side_effects: [] };
 }
 
-export const Empty: MessageFns<Empty> = {
-  encode(_: Empty, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const RundownResult: MessageFns<RundownResult> = {
+  encode(message: RundownResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown !== undefined) {
+      Rundown.encode(message.rundown, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): Empty {
+  decode(input: BinaryReader | Uint8Array, length?: number): RundownResult {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1096,10 +1106,26 @@ export const Empty: MessageFns<Empty> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseEmpty();
+      const message = createBaseRundownResult();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown = Rundown.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1121,8 +1147,8 @@ export const RundownServiceService = {
     responseStream: false as const,
     requestSerialize: (value: CreateRundownRequest): Buffer => Buffer.from(CreateRundownRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): CreateRundownRequest => CreateRundownRequest.decode(value),
-    responseSerialize: (value: Rundown): Buffer => Buffer.from(Rundown.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Rundown => Rundown.decode(value),
+    responseSerialize: (value: RundownResult): Buffer => Buffer.from(RundownResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RundownResult => RundownResult.decode(value),
   },
   getRundown: {
     path: "/rundown.rundown.v1.RundownService/GetRundown" as const,
@@ -1149,8 +1175,8 @@ export const RundownServiceService = {
     responseStream: false as const,
     requestSerialize: (value: UpdateRundownRequest): Buffer => Buffer.from(UpdateRundownRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): UpdateRundownRequest => UpdateRundownRequest.decode(value),
-    responseSerialize: (value: Rundown): Buffer => Buffer.from(Rundown.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Rundown => Rundown.decode(value),
+    responseSerialize: (value: RundownResult): Buffer => Buffer.from(RundownResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RundownResult => RundownResult.decode(value),
   },
   listRundowns: {
     path: "/rundown.rundown.v1.RundownService/ListRundowns" as const,
@@ -1168,35 +1194,35 @@ export const RundownServiceService = {
     responseStream: false as const,
     requestSerialize: (value: DeleteRundownRequest): Buffer => Buffer.from(DeleteRundownRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteRundownRequest => DeleteRundownRequest.decode(value),
-    responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
 } as const;
 
 export interface RundownServiceServer extends UntypedServiceImplementation {
-  createRundown: handleUnaryCall<CreateRundownRequest, Rundown>;
+  createRundown: handleUnaryCall<CreateRundownRequest, RundownResult>;
   getRundown: handleUnaryCall<GetRundownRequest, Rundown>;
   getRundownWithCues: handleUnaryCall<GetRundownWithCuesRequest, RundownWithCues>;
-  updateRundown: handleUnaryCall<UpdateRundownRequest, Rundown>;
+  updateRundown: handleUnaryCall<UpdateRundownRequest, RundownResult>;
   listRundowns: handleUnaryCall<ListRundownsRequest, ListRundownsResponse>;
-  deleteRundown: handleUnaryCall<DeleteRundownRequest, Empty>;
+  deleteRundown: handleUnaryCall<DeleteRundownRequest, WriteEffects>;
 }
 
 export interface RundownServiceClient extends Client {
   createRundown(
     request: CreateRundownRequest,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   createRundown(
     request: CreateRundownRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   createRundown(
     request: CreateRundownRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   getRundown(
     request: GetRundownRequest,
@@ -1230,18 +1256,18 @@ export interface RundownServiceClient extends Client {
   ): ClientUnaryCall;
   updateRundown(
     request: UpdateRundownRequest,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   updateRundown(
     request: UpdateRundownRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   updateRundown(
     request: UpdateRundownRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   listRundowns(
     request: ListRundownsRequest,
@@ -1260,18 +1286,18 @@ export interface RundownServiceClient extends Client {
   ): ClientUnaryCall;
   deleteRundown(
     request: DeleteRundownRequest,
-    callback: (error: ServiceError | null, response: Empty) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteRundown(
     request: DeleteRundownRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Empty) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteRundown(
     request: DeleteRundownRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Empty) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
 }
 
