@@ -1,4 +1,4 @@
-import { bindService, type ServiceBinding } from '@rundown/shared';
+import { bindService, columnTypeNames, type ServiceBinding } from '@rundown/shared';
 import { ColumnServiceService, type ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { ColumnsService, ColumnWrite } from '../domain/columns.js';
 import { columnMessage, sideEffectMessages } from './messages.js';
@@ -19,6 +19,7 @@ export function columnHandlers(columns: ColumnsService): ServiceBinding {
       const { result, side_effects } = await columns.reorder(ctx, req.rundown_id, req.column_ids);
       return { items: result.map(columnMessage), side_effects: sideEffectMessages(side_effects) };
     },
-    adminCreateColumn: async (req) => writeMessage(await columns.adminCreate(req.rundown_id, req)),
+    adminCreateColumn: async (req) =>
+      writeMessage(await columns.adminCreate(req.rundown_id, { name: req.name, type: columnTypeNames.fromProto(req.type) ?? '', private: req.private })),
   });
 }

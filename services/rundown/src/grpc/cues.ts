@@ -1,21 +1,21 @@
-import { AppError, bindService, type ServiceBinding } from '@rundown/shared';
+import { AppError, bindService, cueTypeNames, type ServiceBinding } from '@rundown/shared';
 import {
   CueServiceService,
   type CreateCue,
+  type CueType as CueTypeMessage,
   type PatchCue,
   type Position as PositionMessage,
 } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { CueFields, PatchCueInput, CreateCueInput, BulkItem } from '../domain/cue-draft.js';
-import { cueTypes, type CueType, type Position } from '../domain/cue-tree.js';
+import type { CueType, Position } from '../domain/cue-tree.js';
 import type { CuesService } from '../domain/cues.js';
 import { cueMessage, sideEffectMessages as effectMessages } from './messages.js';
 
-function cueType(value: string | undefined): CueType | undefined {
+function cueType(value: CueTypeMessage | undefined): CueType | undefined {
   if (value === undefined) return undefined;
-  if (!(cueTypes as readonly string[]).includes(value)) {
-    throw AppError.validation('cues.invalid_payload', [{ path: ['type'], message: `Unknown cue type "${value}".`, code: 'invalid_value' }]);
-  }
-  return value as CueType;
+  const name = cueTypeNames.fromProto(value);
+  if (!name) throw AppError.validation('cues.invalid_payload', [{ path: ['type'], message: `Unknown cue type ${value}.`, code: 'invalid_value' }]);
+  return name;
 }
 
 function position(p: PositionMessage | undefined): Position | undefined {

@@ -1,3 +1,4 @@
+import { cueTypeNames } from '@rundown/shared';
 import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
@@ -25,7 +26,7 @@ function positionMessage(p: PositionBody | undefined): Position | undefined {
 }
 
 const shared = (b: CueBody) => ({
-  type: b.type,
+  type: b.type && cueTypeNames.toProto(b.type),
   title: b.title,
   subtitle: b.subtitle,
   duration_ms: b.duration_ms,

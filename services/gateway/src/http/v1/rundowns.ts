@@ -1,11 +1,38 @@
 import { z } from 'zod';
+import { rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
+import { TodDisplayFormat, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { newCueMessage } from './cues.js';
 import { cueJson, rundownJson, sideEffectsJson } from './records.js';
 import { pageQuery } from './schemas/common.js';
-import { createRundownBody, patchRundownBody, rundownReadQuery, rundownRecord } from './schemas/rundowns.js';
+import { createRundownBody, patchRundownBody, rundownReadQuery, rundownRecord, type SettingsPatchBody } from './schemas/rundowns.js';
+
+/** JSON merge patch (null resets) -> proto patch (reset flags). */
+function settingsPatchMessage(p: SettingsPatchBody | undefined): SettingsPatch | undefined {
+  if (p === undefined) return undefined;
+  const n = p.cue_numbering;
+  return {
+    cue_numbering: n
+      ? {
+          start_from: n.start_from ?? undefined,
+          reset_start_from: n.start_from === null,
+          prefix: n.prefix ?? undefined,
+          reset_prefix: n.prefix === null,
+          padding: n.padding ?? undefined,
+          reset_padding: n.padding === null,
+        }
+      : undefined,
+    reset_cue_numbering: n === null,
+    tod_display_format:
+      p.tod_display_format === undefined
+        ? undefined
+        : p.tod_display_format === null
+          ? TodDisplayFormat.TOD_DISPLAY_FORMAT_UNSPECIFIED
+          : todDisplayFormatNames.toProto(p.tod_display_format),
+  };
+}
 
 /** Rundown routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. */
 export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
@@ -43,8 +70,8 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
             title: body.title,
             timezone: body.timezone ?? undefined,
             start_time: body.start_time ?? undefined,
-            status: body.status,
-            settings: body.settings,
+            status: body.status && rundownStatusNames.toProto(body.status),
+            settings: settingsPatchMessage(body.settings),
             columns: body.columns ?? [],
             cues: (body.cues ?? []).map(newCueMessage),
           },
@@ -90,8 +117,8 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
             timezone: body.timezone ?? undefined,
             set_start_time: body.start_time !== undefined,
             start_time: body.start_time ?? undefined,
-            status: body.status,
-            settings_patch: body.settings,
+            status: body.status && rundownStatusNames.toProto(body.status),
+            settings_patch: settingsPatchMessage(body.settings),
           },
           caller,
         );

@@ -18,21 +18,30 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/columns.proto";
 
+export enum ColumnType {
+  COLUMN_TYPE_UNSPECIFIED = 0,
+  COLUMN_TYPE_TEXT = 1,
+  COLUMN_TYPE_SELECT = 2,
+  COLUMN_TYPE_IMAGE = 3,
+  COLUMN_TYPE_ATTACHMENT = 4,
+  UNRECOGNIZED = -1,
+}
+
 export interface Column {
   id: string;
   name: string;
-  /** text | select | image | attachment */
-  type: string;
+  type: ColumnType;
   /** Only the admin surface ever sees a private column. */
   private: boolean;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 export interface ListColumnsRequest {
@@ -91,12 +100,12 @@ export interface ReorderColumnsResponse {
 export interface AdminCreateColumnRequest {
   rundown_id: string;
   name: string;
-  type: string;
+  type: ColumnType;
   private: boolean;
 }
 
 function createBaseColumn(): Column {
-  return { id: "", name: "", type: "", private: false, created_at: "", updated_at: "" };
+  return { id: "", name: "", type: 0, private: false, created_at: undefined, updated_at: undefined };
 }
 
 export const Column: MessageFns<Column> = {
@@ -107,17 +116,17 @@ export const Column: MessageFns<Column> = {
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.type !== "") {
-      writer.uint32(26).string(message.type);
+    if (message.type !== 0) {
+      writer.uint32(24).int32(message.type);
     }
     if (message.private !== false) {
       writer.uint32(32).bool(message.private);
     }
-    if (message.created_at !== "") {
-      writer.uint32(42).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(42).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(50).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -152,11 +161,11 @@ export const Column: MessageFns<Column> = {
             continue;
           }
           case 3: {
-            if (tag !== 26) {
+            if (tag !== 24) {
               break;
             }
 
-            message.type = reader.string();
+            message.type = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -172,7 +181,7 @@ export const Column: MessageFns<Column> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -180,7 +189,7 @@ export const Column: MessageFns<Column> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -743,7 +752,7 @@ export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
 };
 
 function createBaseAdminCreateColumnRequest(): AdminCreateColumnRequest {
-  return { rundown_id: "", name: "", type: "", private: false };
+  return { rundown_id: "", name: "", type: 0, private: false };
 }
 
 export const AdminCreateColumnRequest: MessageFns<AdminCreateColumnRequest> = {
@@ -754,8 +763,8 @@ export const AdminCreateColumnRequest: MessageFns<AdminCreateColumnRequest> = {
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.type !== "") {
-      writer.uint32(26).string(message.type);
+    if (message.type !== 0) {
+      writer.uint32(24).int32(message.type);
     }
     if (message.private !== false) {
       writer.uint32(32).bool(message.private);
@@ -793,11 +802,11 @@ export const AdminCreateColumnRequest: MessageFns<AdminCreateColumnRequest> = {
             continue;
           }
           case 3: {
-            if (tag !== 26) {
+            if (tag !== 24) {
               break;
             }
 
-            message.type = reader.string();
+            message.type = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -1020,6 +1029,18 @@ export const ColumnServiceClient = makeGenericClientConstructor(
   service: typeof ColumnServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
@@ -29,8 +30,8 @@ export interface Mention {
   name: string;
   color: string;
   description: string;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 /** The fields of a create, patch or bulk item. Presence means "given". */
@@ -91,7 +92,7 @@ export interface BulkMentionsResponse {
 }
 
 function createBaseMention(): Mention {
-  return { id: "", name: "", color: "", description: "", created_at: "", updated_at: "" };
+  return { id: "", name: "", color: "", description: "", created_at: undefined, updated_at: undefined };
 }
 
 export const Mention: MessageFns<Mention> = {
@@ -108,11 +109,11 @@ export const Mention: MessageFns<Mention> = {
     if (message.description !== "") {
       writer.uint32(34).string(message.description);
     }
-    if (message.created_at !== "") {
-      writer.uint32(42).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(42).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(50).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -167,7 +168,7 @@ export const Mention: MessageFns<Mention> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -175,7 +176,7 @@ export const Mention: MessageFns<Mention> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -988,6 +989,18 @@ export const MentionServiceClient = makeGenericClientConstructor(
   service: typeof MentionServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -18,7 +19,7 @@ export interface OutputMessage {
   bold: boolean;
   underline: boolean;
   /** Absent until the message is first written (it reads back as the defaults). */
-  updated_at?: string | undefined;
+  updated_at: Date | undefined;
 }
 
 function createBaseOutputMessage(): OutputMessage {
@@ -43,7 +44,7 @@ export const OutputMessage: MessageFns<OutputMessage> = {
       writer.uint32(40).bool(message.underline);
     }
     if (message.updated_at !== undefined) {
-      writer.uint32(50).string(message.updated_at);
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -106,7 +107,7 @@ export const OutputMessage: MessageFns<OutputMessage> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -121,6 +122,18 @@ export const OutputMessage: MessageFns<OutputMessage> = {
     }
   },
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

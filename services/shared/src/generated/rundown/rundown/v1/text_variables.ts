@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
@@ -27,8 +28,8 @@ export const protobufFileName = "rundown/rundown/v1/text_variables.proto";
 export interface TextVariable {
   key: string;
   value: string;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 export interface ListTextVariablesRequest {
@@ -84,7 +85,7 @@ export interface BulkTextVariablesResponse {
 }
 
 function createBaseTextVariable(): TextVariable {
-  return { key: "", value: "", created_at: "", updated_at: "" };
+  return { key: "", value: "", created_at: undefined, updated_at: undefined };
 }
 
 export const TextVariable: MessageFns<TextVariable> = {
@@ -95,11 +96,11 @@ export const TextVariable: MessageFns<TextVariable> = {
     if (message.value !== "") {
       writer.uint32(18).string(message.value);
     }
-    if (message.created_at !== "") {
-      writer.uint32(26).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(26).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(34).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -138,7 +139,7 @@ export const TextVariable: MessageFns<TextVariable> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -146,7 +147,7 @@ export const TextVariable: MessageFns<TextVariable> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -919,6 +920,18 @@ export const TextVariableServiceClient = makeGenericClientConstructor(
   service: typeof TextVariableServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
