@@ -74,7 +74,7 @@ const stagedFor = async (rundownId: string) => (await cellsDb.query('SELECT 1 FR
 describe('cells of a rundown create', () => {
   it('are stored before the rundown commits and confirmed after; the rundown and its cells read as one snapshot', async () => {
     const team = `team_cells_${Date.now()}`;
-    const rundown = await rundownsFor(cellsPort).create(ctx(team), input('whole'));
+    const { result: rundown } = await rundownsFor(cellsPort).create(ctx(team), input('whole'));
     expect(await storedFor(rundown.id)).toHaveLength(1);
     expect(await stagedFor(rundown.id)).toHaveLength(0);
     const read = await coordinates.readWithCells(ctx(team), rundown.id);
@@ -101,7 +101,7 @@ describe('cells of a rundown create', () => {
 
     // A live rundown whose confirmation was lost keeps its cells through the collector.
     const unconfirmed: CellsPort = { ...cellsPort, confirmNewRundown: () => Promise.reject(new Error('lost')) };
-    const live = await rundownsFor(unconfirmed).create(ctx(team), input('lives'));
+    const { result: live } = await rundownsFor(unconfirmed).create(ctx(team), input('lives'));
     expect(await stagedFor(live.id)).toHaveLength(1);
 
     await new Promise((r) => setTimeout(r, 1_100));

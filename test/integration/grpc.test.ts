@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, bindService, createClient, createLogger, startGrpcServer, type RunningGrpcServer } from '@rundown/shared';
-import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RundownServiceService, RundownStatus } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
 let server: RunningGrpcServer;
 const seen: unknown[] = [];
@@ -20,7 +20,7 @@ beforeAll(async () => {
           seen.push(ctx);
           if (req.rundown_id === 'missing') throw new AppError('rundowns.not_found');
           if (req.rundown_id === 'boom') throw new Error('secret internals');
-          return { id: req.rundown_id, title: 't', status: 'draft', settings: undefined, cue_order: [], column_order: [], created_at: '', updated_at: '' };
+          return { id: req.rundown_id, title: 't', status: RundownStatus.RUNDOWN_STATUS_DRAFT, settings: undefined, cue_order: [], column_order: [], created_at: undefined, updated_at: undefined };
         },
         createRundown: notImplemented,
         getRundownWithCues: notImplemented,

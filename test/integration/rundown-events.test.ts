@@ -110,7 +110,7 @@ describe('rundown service events', () => {
     const team = `team_ev_${Date.now()}`;
     const s = services(replicas[0]!);
     // No relay runs while these commit (the service "died" after each commit, before relaying).
-    const rd = await s.rundowns.create(ctx(team), {
+    const { result: rd } = await s.rundowns.create(ctx(team), {
       title: 'Show',
       timezone: null,
       start_time: 1_764_000_000_000,
@@ -126,15 +126,15 @@ describe('rundown service events', () => {
       { id: b.id, parent_id: null },
       { id: a.id, parent_id: null },
     ]);
-    const column = await s.columns.create(ctx(team), rd.id, { name: 'Notes' });
+    const { result: column } = await s.columns.create(ctx(team), rd.id, { name: 'Notes' });
     await s.columns.adminCreate(rd.id, { name: 'Secret', type: 'text', private: true });
-    const mention = await s.mentions.create(ctx(team), rd.id, { name: 'Host' });
+    const { result: mention } = await s.mentions.create(ctx(team), rd.id, { name: 'Host' });
     await s.mentions.update(ctx(team), rd.id, mention.id, { name: 'Host' }); // no change: no event
     await s.variables.bulk(ctx(team), rd.id, [{ key: 'v', value: '1' }], false);
     await s.variables.update(ctx(team), rd.id, { key: 'v', value: '2' });
     await s.message.update(ctx(team), rd.id, { text: 'Hi' });
     await s.message.update(ctx(team), rd.id, { text: 'Hi' }); // no change: no event
-    await s.columns.delete(ctx(team), rd.id, column.column.id);
+    await s.columns.delete(ctx(team), rd.id, column.id);
     await s.cues.delete(ctx(team), rd.id, b.id);
     await s.rundowns.update(ctx(team), rd.id, { title: 'Show 2' });
     await s.rundowns.delete(ctx(team), rd.id);
@@ -160,7 +160,7 @@ describe('rundown service events', () => {
       'text_variable created v=1',
       'text_variable updated v=2',
       'output_message updated Hi',
-      `column removed ${column.column.id}`,
+      `column removed ${column.id}`,
       'rundown updated Show',
       `cue removed ${b.id}`,
       'rundown updated Show',
@@ -178,7 +178,7 @@ describe('rundown service events', () => {
   it('racing writers of one rundown on two replicas: every event once, in the order the writes committed', async () => {
     const team = `team_race_ev_${Date.now()}`;
     const [one, two] = replicas.map(services);
-    const rd = await one!.rundowns.create(ctx(team), { title: 'Race', timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] });
+    const { result: rd } = await one!.rundowns.create(ctx(team), { title: 'Race', timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] });
     // Each create appends at the end under the rundown lock, so the final order is the commit order.
     await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 ? one! : two!).cues.create(ctx(team), rd.id, { title: `c${i}` })));
     const { cues } = await one!.cues.list(ctx(team), rd.id);

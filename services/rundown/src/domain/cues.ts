@@ -7,19 +7,10 @@ import type { ReorderItem } from './cue-tree.js';
 import type { RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import type { DomainEvent } from './events.js';
+import type { SideEffect, WriteResult } from './side-effects.js';
 import type { RundownRecord, RundownsService } from './rundowns.js';
 
-/** What a write caused beyond the cues it returns (CONTRACT §1 `meta.side_effects`). */
-export interface SideEffect {
-  type: 'rundown.changed';
-  rundown_id: string;
-  changed: ('cue_order' | 'end_time')[];
-}
-
-export interface WriteResult<T> {
-  result: T;
-  side_effects: SideEffect[];
-}
+export type { SideEffect, WriteResult } from './side-effects.js';
 
 /**
  * Cue rules over storage: every write locks the rundown row first (so concurrent edits of one
@@ -147,7 +138,7 @@ function cueEvents(draft: CueDraft): DomainEvent[] {
 }
 
 function sideEffects(rundown: RundownRow, draft: CueDraft): SideEffect[] {
-  const changed: SideEffect['changed'] = [];
+  const changed: ('cue_order' | 'end_time')[] = [];
   if (draft.orderChanged()) changed.push('cue_order');
   if (draft.playableChanged() && rundown.start_time !== null) changed.push('end_time');
   return changed.length ? [{ type: 'rundown.changed', rundown_id: rundown.id, changed }] : [];

@@ -6,7 +6,14 @@ import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
 import type { CellsPort, CellWrite } from './cells-port.js';
 import type { EventLog } from './events.js';
-import { defaultSettings, mergeSettings, type Settings } from './settings.js';
+import { only, type WriteResult } from './side-effects.js';
+import { duplicatesBy } from './duplicates.js';
+import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
+
+/** CONTRACT §2: any status may follow any other; a new rundown is a draft unless told otherwise. */
+export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
+export type RundownStatus = (typeof rundownStatuses)[number];
+export const defaultStatus: RundownStatus = 'draft';
 
 export interface RundownRecord {
   id: string;
@@ -14,7 +21,7 @@ export interface RundownRecord {
   timezone: string | null;
   start_time: number | null;
   end_time: number | null;
-  status: string;
+  status: RundownStatus;
   settings: Settings;
   cue_order: CueTreeNode[];
   column_order: string[];
@@ -26,8 +33,9 @@ export interface CreateRundownInput {
   title: string;
   timezone: string | null;
   start_time: number | null;
+  /** Checked here (one of `rundownStatuses`). */
   status: string | undefined;
-  settings: Record<string, unknown> | undefined;
+  settings: SettingsPatch | undefined;
   columns: { name: string }[];
   cues: NewCueInput[];
 }
@@ -50,7 +58,7 @@ export interface UpdateRundownInput {
   timezone?: string | null;
   start_time?: number | null;
   status?: string;
-  settings?: Record<string, unknown>;
+  settings?: SettingsPatch;
 }
 
 /** Who may see what: a team sees its rundowns; a rundown-scoped token sees only its rundown. */
@@ -73,10 +81,11 @@ export class RundownsService {
     private readonly events: EventLog,
   ) {}
 
-  async create(ctx: CallerContext, input: CreateRundownInput): Promise<RundownRecord> {
+  async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
     const scope = scopeOf(ctx);
     if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
     const maxRundowns = ctx.maxRundowns ?? plans.free.maxRundowns;
+    checkFields(input);
     const id = newId('rd');
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
     if (columns.length > limits.columnsPerRundown) {
@@ -89,7 +98,7 @@ export class RundownsService {
     // until it does they are unreachable (no such rundown), so a client sees the rundown whole or not
     // at all. Cells left by a create that did not commit are removed now when possible, and in any
     // case by the cells service's orphan collector (services/cells/README.md).
-    let created: RundownRecord;
+    let created: WriteResult<RundownRecord>;
     try {
       created = await this.createRows(ctx, scope, id, input, columns, draft, cells, maxRundowns);
     } catch (error) {
@@ -109,7 +118,7 @@ export class RundownsService {
     draft: CueDraft,
     cells: CellWrite[],
     maxRundowns: number,
-  ): Promise<RundownRecord> {
+  ): Promise<WriteResult<RundownRecord>> {
     return this.repo.transaction(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
@@ -125,7 +134,7 @@ export class RundownsService {
         title: input.title,
         timezone: input.timezone,
         start_time: input.start_time,
-        status: input.status ?? 'draft',
+        status: (input.status ?? defaultStatus) as RundownStatus,
         settings: input.settings ? mergeSettings(defaultSettings(), input.settings) : defaultSettings(),
         column_ids: columns.map((c) => c.id),
         cue_tree: draft.tree.toNodes(),
@@ -136,7 +145,7 @@ export class RundownsService {
       await this.cells.writeForNewRundown(ctx, id, cells);
       const created = await this.get(ctx, id, tx);
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'created', id, record: created }]);
-      return created;
+      return only(created);
     });
   }
 
@@ -144,15 +153,22 @@ export class RundownsService {
     return toRecord(await this.findVisible(scopeOf(ctx), id, tx));
   }
 
-  async update(ctx: CallerContext, id: string, patch: UpdateRundownInput): Promise<RundownRecord> {
+  async update(ctx: CallerContext, id: string, patch: UpdateRundownInput): Promise<WriteResult<RundownRecord>> {
     if (!Object.keys(patch).length) throw new AppError('rundowns.empty_patch');
+    checkFields(patch);
     const scope = scopeOf(ctx);
     return this.repo.transaction(async (tx) => {
       const row = await this.findVisible(scope, id, tx, true);
-      const { settings, ...rest } = patch;
-      const updated = toRecord(await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) }));
+      const { settings, status, ...rest } = patch;
+      const updated = toRecord(
+        await this.repo.update(tx, id, {
+          ...rest,
+          ...(status !== undefined ? { status: status as RundownStatus } : {}),
+          ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}),
+        }),
+      );
       await this.events.record(tx, row, [{ kind: 'rundown', change: 'updated', id, record: updated }]);
-      return updated;
+      return { result: updated, side_effects: [{ type: 'rundown.changed', rundown_id: id }] };
     });
   }
 
@@ -177,7 +193,7 @@ export class RundownsService {
     };
   }
 
-  async delete(ctx: CallerContext, id: string): Promise<void> {
+  async delete(ctx: CallerContext, id: string): Promise<WriteResult<null>> {
     const scope = scopeOf(ctx);
     if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
     await this.repo.transaction(async (tx) => {
@@ -186,6 +202,7 @@ export class RundownsService {
     });
     // The cells are unreachable from here on; removing them is storage hygiene and may be retried.
     await this.cells.deleteRundownCells(id).catch(() => undefined);
+    return only(null);
   }
 
   /**
@@ -199,6 +216,23 @@ export class RundownsService {
     if (!row) throw new AppError('rundowns.not_found');
     return row;
   }
+}
+
+/** The rules on a rundown's own fields (shapes are the gateway's; values are the domain's). */
+function checkFields(input: { status?: string | undefined; settings?: SettingsPatch | undefined; columns?: { name: string }[] }): void {
+  const issues: Issue[] = [];
+  if (input.status !== undefined && !(rundownStatuses as readonly string[]).includes(input.status)) {
+    issues.push({ path: ['status'], message: `Unknown status "${input.status}"; one of ${rundownStatuses.join(', ')}.`, code: 'invalid_value' });
+  }
+  if (input.settings) issues.push(...settingsPatchIssues(input.settings));
+  // Column names are unique in a rundown (private ones included): in a create, among the given ones.
+  for (const { key, indexes } of duplicatesBy(input.columns ?? [], (c) => c.name)) {
+    const [first, ...rest] = indexes;
+    for (const index of rest) {
+      issues.push({ path: ['columns', index, 'name'], message: `Duplicate column name "${key}" (also at columns[${first}]).`, code: 'custom' });
+    }
+  }
+  if (issues.length) throw AppError.validation('rundowns.invalid_payload', issues);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { RundownStatus } from '../domain/rundowns.js';
 import type { Settings } from '../domain/settings.js';
 
 export interface CueTreeNode {
@@ -13,7 +14,7 @@ export interface RundownRow {
   title: string;
   timezone: string | null;
   start_time: number | null;
-  status: string;
+  status: RundownStatus;
   settings: Settings;
   cue_tree: CueTreeNode[];
   column_ids: string[];
