@@ -46,7 +46,11 @@ beforeAll(async () => {
     deleteColumnCells: (rundownId, columnId) => cells.deleteColumn(rundownId, columnId),
     deleteCueCells: async (rundownId, cueIds) => void (await cells.deleteCues(rundownId, cueIds)),
     deleteRundownCells: async (rundownId) => void (await cells.deleteRundown(rundownId)),
-    snapshotCells: (_ctx, rundownId, snapshotId, cueIds, columnIds, max) => cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max),
+    snapshotCells: async (_ctx, rundownId, snapshotId, cueIds, columnIds, max) => {
+      const { items, total } = await cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max);
+      const date = (iso: string | null) => (iso === null ? null : new Date(iso));
+      return { items: items.map((c) => ({ ...c, created_at: date(c.created_at), updated_at: date(c.updated_at) })), total };
+    },
   };
   coordinates = new CoordinatesService(rundownsFor(cellsPort), cuesRepo, new CoordinatesRepository(), cellsPort);
 });

@@ -71,15 +71,16 @@ export class CellsService {
     return row ? toRecord(row) : emptyCell(cueId, columnId);
   }
 
-  /** A row (`cueId`), a column (`columnId`) or the whole rundown (neither), paginated. */
+  /**
+   * A row (`cueId`), a column (`columnId`) or the whole rundown (neither), paginated. The scope is
+   * scanned in keyset order (one index range, whatever the rundown's size), then the rundown
+   * context is asked about just the coordinates the chunk holds (and the scope's own cue or column,
+   * for `*.not_found`); cells it does not call visible (a converted cue's, or those of a deletion
+   * whose cleanup is pending) are skipped. Nothing is answered before that question has passed
+   * the caller's access check.
+   */
   async list(ctx: CallerContext, rundownId: string, scope: { cueId?: string; columnId?: string }, limit: number, cursor?: string): Promise<CellPage> {
     const { cueId, columnId } = scope;
-    const layout = await this.rundowns.describe(ctx, rundownId, {
-      ...(cueId === undefined ? { allCues: true } : { cueIds: [cueId] }),
-      ...(columnId === undefined ? { allColumns: true } : { columnIds: [columnId] }),
-    });
-    if (cueId !== undefined) findCue(layout, rundownId, cueId);
-    if (columnId !== undefined) findColumn(layout, rundownId, columnId);
     const cursorScope = `cells:${rundownId}:${cueId ?? '*'}:${columnId ?? '*'}`;
     let after: { cue_id: string; column_id: string } | undefined;
     if (cursor !== undefined) {
@@ -87,16 +88,18 @@ export class CellsService {
       if (typeof position.u !== 'string' || typeof position.c !== 'string') throw new AppError('cursor.invalid');
       after = { cue_id: position.u, column_id: position.c };
     }
-    const visibleCues = new Set(layout.cues.filter((c) => c.type === 'cue').map((c) => c.id));
-    const visibleColumns = new Set(layout.columns.map((c) => c.id));
-    if (!visibleCues.size || !visibleColumns.size) return { items: [], next_cursor: null };
-    // Scan the scope in keyset order and keep the visible cells. Stored cells are nearly all
-    // visible (only those of converted cues, and of deletions whose cleanup is pending, are not),
-    // so this reads about one page, with a plan that stays one index range whatever the rundown's size.
     const page: CellRow[] = [];
     let more = false;
     for (let position = after; ; ) {
       const chunk = await this.repo.scan(rundownId, scope, position, limit + 1);
+      const layout = await this.rundowns.describe(ctx, rundownId, {
+        cueIds: [...new Set([...(cueId === undefined ? [] : [cueId]), ...chunk.map((r) => r.cue_id)])],
+        columnIds: [...new Set([...(columnId === undefined ? [] : [columnId]), ...chunk.map((r) => r.column_id)])],
+      });
+      if (cueId !== undefined) findCue(layout, rundownId, cueId);
+      if (columnId !== undefined) findColumn(layout, rundownId, columnId);
+      const visibleCues = new Set(layout.cues.filter((c) => c.type === 'cue').map((c) => c.id));
+      const visibleColumns = new Set(layout.columns.map((c) => c.id));
       for (const row of chunk) {
         if (!visibleCues.has(row.cue_id) || !visibleColumns.has(row.column_id)) continue;
         if (page.length === limit) {

@@ -12,8 +12,8 @@ export interface SnapshotCell {
   column_id: string;
   content: string;
   content_html: string;
-  created_at: string | null;
-  updated_at: string | null;
+  created_at: Date | null;
+  updated_at: Date | null;
 }
 
 /**

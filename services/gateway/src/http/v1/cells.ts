@@ -10,8 +10,8 @@ export function cellJson(c: Cell) {
     column_id: c.column_id,
     content: c.content,
     content_html: c.content_html,
-    created_at: c.created_at ?? null,
-    updated_at: c.updated_at ?? null,
+    created_at: c.created_at?.toISOString() ?? null,
+    updated_at: c.updated_at?.toISOString() ?? null,
   };
 }
 

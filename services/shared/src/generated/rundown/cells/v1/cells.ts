@@ -18,12 +18,17 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "rundown.cells.v1";
 
 export const protobufFileName = "rundown/cells/v1/cells.proto";
 
-/** A cell as clients read it. An unpopulated coordinate reads as the empty cell (no timestamps). */
+/**
+ * A cell as clients read it. An unpopulated coordinate reads as the empty cell (no timestamps).
+ * The same shape as rundown.events.v1.Cell, which this package cannot import (the events package
+ * imports rundown.rundown.v1, which imports this one for ReadWithCells).
+ */
 export interface Cell {
   cue_id: string;
   column_id: string;
@@ -31,9 +36,9 @@ export interface Cell {
   content: string;
   /** The sanitized rich text. */
   content_html: string;
-  /** ISO 8601; unset on an empty cell. */
-  created_at?: string | undefined;
-  updated_at?: string | undefined;
+  /** Unset on an empty cell. */
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 /** One cell write: exactly one of plain text or HTML; an empty string clears the cell. */
@@ -151,10 +156,10 @@ export const Cell: MessageFns<Cell> = {
       writer.uint32(34).string(message.content_html);
     }
     if (message.created_at !== undefined) {
-      writer.uint32(42).string(message.created_at);
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(42).fork()).join();
     }
     if (message.updated_at !== undefined) {
-      writer.uint32(50).string(message.updated_at);
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -209,7 +214,7 @@ export const Cell: MessageFns<Cell> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -217,7 +222,7 @@ export const Cell: MessageFns<Cell> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1438,6 +1443,18 @@ export const RundownCellsServiceClient = makeGenericClientConstructor(
   service: typeof RundownCellsServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
