@@ -1,10 +1,12 @@
-import { AppError, limits, looksLikeId, newId, plans, type CallerContext, type Issue } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
+import { AppError, limits, looksLikeId, newId, plans, type CallerContext, type Db, type Issue } from '@rundown/shared';
+import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
+import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
 import type { EventLog } from './events.js';
+import type { Transactions } from './transactions.js';
 import { only, type WriteResult } from './side-effects.js';
 import { duplicatesBy } from './duplicates.js';
 import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
@@ -42,7 +44,7 @@ export interface CreateRundownInput {
 /** Cell content given with a new cue, addressed by column name. */
 export interface NewCell {
   column_name: string;
-  content: { text: string } | { html: string };
+  content: CellContent;
 }
 
 /** A cue created with its rundown; `children` only on a group. */
@@ -51,27 +53,6 @@ export interface NewCueInput {
   cells: NewCell[];
   children: NewCueInput[];
 }
-
-export interface CellWrite {
-  cue_id: string;
-  column_id: string;
-  content: NewCell['content'];
-}
-
-/**
- * Where the cells given with a new rundown go. Storing cells belongs to the cells service: it will
- * implement this port with a call made inside the rundown's transaction, after the rows are
- * inserted, so a refusal there rolls the whole create back (and the cells service drops its writes
- * for a rundown whose create did not commit). Until then `pendingCellStore` stands in.
- */
-export interface CellStore {
-  writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void>;
-}
-
-/** Stand-in until the cells service exists: cells are validated and mapped to coordinates, not stored yet. */
-export const pendingCellStore: CellStore = {
-  writeForNewRundown: async () => undefined,
-};
 
 export interface UpdateRundownInput {
   title?: string;
@@ -94,11 +75,13 @@ export function scopeOf(ctx: CallerContext): Scope {
 
 export class RundownsService {
   constructor(
+    private readonly transactions: Transactions,
     private readonly repo: RundownsRepository,
-    private readonly cursors: CursorCodec,
     private readonly cues: CuesRepository,
-    private readonly cells: CellStore,
+    private readonly columns: ColumnsRepository,
+    private readonly cells: CellsPort,
     private readonly events: EventLog,
+    private readonly cursors: CursorCodec,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
@@ -114,7 +97,7 @@ export class RundownsService {
       });
     }
     const { draft, cells } = draftContent(id, input.cues, new Map(columns.map((c) => [c.name, c.id])));
-    return this.repo.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
       if (live + 1 > maxRundowns) {
@@ -135,7 +118,7 @@ export class RundownsService {
         cue_tree: draft.tree.toNodes(),
         playable_duration_ms: draft.playableMs(),
       });
-      await this.repo.insertColumns(tx, columns);
+      await this.columns.insert(tx, columns);
       await this.cues.insert(tx, id, draft.pending().created);
       await this.cells.writeForNewRundown(ctx, id, cells);
       const created = await this.get(ctx, id, tx);
@@ -144,7 +127,7 @@ export class RundownsService {
     });
   }
 
-  async get(ctx: CallerContext, id: string, tx?: EntityManager): Promise<RundownRecord> {
+  async get(ctx: CallerContext, id: string, tx?: Db): Promise<RundownRecord> {
     return toRecord(await this.findVisible(scopeOf(ctx), id, tx));
   }
 
@@ -152,7 +135,7 @@ export class RundownsService {
     if (!Object.keys(patch).length) throw new AppError('rundowns.empty_patch');
     checkFields(patch);
     const scope = scopeOf(ctx);
-    return this.repo.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const row = await this.findVisible(scope, id, tx, true);
       const { settings, status, ...rest } = patch;
       const updated = toRecord(
@@ -179,7 +162,7 @@ export class RundownsService {
       after = { created_key: position.t, id: position.i };
     }
     // One extra row tells whether another page exists without a count query.
-    const rows = await this.repo.page(scope.teamId, limit + 1, after, scope.rundownId);
+    const rows = await this.repo.page(this.transactions.db, scope.teamId, limit + 1, after, scope.rundownId);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -191,7 +174,7 @@ export class RundownsService {
   async delete(ctx: CallerContext, id: string): Promise<WriteResult<null>> {
     const scope = scopeOf(ctx);
     if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
-    await this.repo.transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
     });
@@ -202,8 +185,8 @@ export class RundownsService {
    * A live rundown the scope may see — `'admin'` (the admin surface only, acting for no team)
    * reaches any; `forUpdate` takes the row lock every content write starts with.
    */
-  async findVisible(scope: Scope | 'admin', id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
-    const db = tx ?? this.repo.db;
+  async findVisible(scope: Scope | 'admin', id: string, tx?: Db, forUpdate = false): Promise<RundownRow> {
+    const db = tx ?? this.transactions.db;
     if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
     const row = await this.repo.find(db, scope === 'admin' ? undefined : scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');

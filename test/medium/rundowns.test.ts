@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { AppError, createDataSource } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
-import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
-import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
-import { pendingCellStore, RundownsService, type CellStore } from '../../services/rundown/src/domain/rundowns.js';
-import { CursorCodec } from '../../services/rundown/src/domain/cursor.js';
-import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js';
+import { AppError } from '@rundown/shared';
+import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
+import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
+import type { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
+import { domainOf, openDatabase } from './support.js';
 
 let db: DataSource;
 let rundowns: RundownsService;
 
 beforeAll(async () => {
-  db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: 'it-rundown', poolSize: 20 });
-  await db.initialize();
-  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), pendingCellStore, new OutboxEventLog());
+  db = await openDatabase('rundowns', 20);
+  rundowns = domainOf(db).rundowns;
 });
 
 afterAll(async () => {
@@ -23,7 +20,7 @@ afterAll(async () => {
 
 const ctx = (teamId: string, extra: Record<string, unknown> = {}) => ({ requestId: 'req_it', teamId, role: 'OWNER' as const, ...extra });
 
-describe('rundowns against PostgreSQL', () => {
+describe('rundowns (domain + repositories, real PostgreSQL)', () => {
   it('never lets racing creates overrun the plan quota', async () => {
     const team = `team_race_${Date.now()}`;
     const results = await Promise.allSettled(
@@ -59,12 +56,13 @@ describe('rundowns against PostgreSQL', () => {
   it('creates columns and cues in the same transaction and leaves nothing behind when a later step refuses', async () => {
     const team = `team_tx_${Date.now()}`;
     // The cells context refusing the new rundown's cells comes last in the transaction.
-    const refusingCells: CellStore = {
+    const refusingCells: CellsPort = {
+      ...noCellsYet,
       writeForNewRundown: async () => {
         throw new AppError('cells.prevent_edits', { details: { cue_id: 'x' } });
       },
     };
-    const strict = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), refusingCells, new OutboxEventLog());
+    const strict = domainOf(db, refusingCells).rundowns;
     await expect(
       strict.create(ctx(team, { maxRundowns: 5 }), {
         title: 'refused',
