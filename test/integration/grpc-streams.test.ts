@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, bindService, createClient, createLogger, startGrpcServer, type CallerContext, type RunningGrpcServer } from '@rundown/shared';
+import { edge, testKeys } from '../support/trust.js';
 import { CueOrderNode, GetRundownRequest } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
 /**
@@ -33,6 +34,7 @@ beforeAll(async () => {
   server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,
+    keys: testKeys,
     logger: createLogger('it-streams', 'silent'),
     services: [
       bindService(WatchService, {
@@ -66,7 +68,7 @@ beforeAll(async () => {
       }),
     ],
   });
-  client = createClient(WatchService, `127.0.0.1:${server.port}`);
+  client = createClient(WatchService, `127.0.0.1:${server.port}`, edge);
 });
 
 afterAll(async () => {
@@ -150,7 +152,8 @@ describe('server streaming over a real connection', () => {
     const other = await startGrpcServer({
       host: '127.0.0.1',
       port: 0,
-      logger: createLogger('it-streams', 'silent'),
+      keys: testKeys,
+    logger: createLogger('it-streams', 'silent'),
       services: [
         bindService(WatchService, {
           async *watch(_req, _ctx, signal) {
@@ -160,7 +163,7 @@ describe('server streaming over a real connection', () => {
         }),
       ],
     });
-    const c = createClient(WatchService, `127.0.0.1:${other.port}`);
+    const c = createClient(WatchService, `127.0.0.1:${other.port}`, edge);
     const got: string[] = [];
     const reading = (async () => {
       for await (const item of c.watch({ rundown_id: 'x' }, { requestId: 'r' })) got.push(item.id);

@@ -1,6 +1,7 @@
 import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream } from '@grpc/grpc-js';
-import { contextToMetadata, type CallerContext } from './context.js';
+import type { CallerContext } from './context.js';
 import { fromGrpcError } from './errors.js';
+import type { ContextSigner } from './trust.js';
 
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
 type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
@@ -57,10 +58,14 @@ async function* readStream(start: () => ClientReadableStream<unknown>, signal: A
   }
 }
 
+/**
+ * A client of one service for one principal: `signer` (from `ContextKeys.signer(principal)`)
+ * signs the caller context of every call for that call's method.
+ */
 export function createClient<Def extends object>(
   definition: Def,
   address: string,
-  options: { deadlineMs?: number; channelOptions?: ChannelOptions } = {},
+  options: { signer: ContextSigner; deadlineMs?: number; channelOptions?: ChannelOptions },
 ): PromiseClient<Def> {
   const client = new Client(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
@@ -79,7 +84,7 @@ export function createClient<Def extends object>(
                 method.requestSerialize,
                 method.responseDeserialize,
                 request,
-                contextToMetadata(ctx),
+                options.signer(ctx, method.path),
                 call.deadlineMs !== undefined ? { deadline: Date.now() + call.deadlineMs } : {},
               ),
             call.signal,
@@ -91,7 +96,7 @@ export function createClient<Def extends object>(
               method.requestSerialize,
               method.responseDeserialize,
               request,
-              contextToMetadata(ctx),
+              options.signer(ctx, method.path),
               { deadline: Date.now() + deadlineMs },
               (err, response) => (err ? reject(fromGrpcError(err)) : resolve(response)),
             );
