@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, bindService, createClient, createLogger, startGrpcServer, type RunningGrpcServer } from '@rundown/shared';
+import { pino } from 'pino';
+import { AppError, bindService, ContextKeys, createClient, createLogger, startGrpcServer, type RunningGrpcServer } from '@rundown/shared';
 import { edge, testKeys } from '../support/trust.js';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
@@ -68,5 +69,40 @@ describe('the gRPC spine over a real connection', () => {
     await expect(client.getRundown({ rundown_id: 'x' }, { requestId: 'r' })).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
     expect(Date.now() - started).toBeLessThan(2_000);
     client.close();
+  });
+});
+
+describe('the gRPC spine refuses what it cannot trust', () => {
+  it('answers UNAUTHENTICATED without running the handler, and logs why', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    let ran = 0;
+    const guarded = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      keys: testKeys,
+      logger,
+      services: [
+        bindService(RundownServiceService, {
+          getRundown: async (req) => {
+            ran++;
+            return { id: req.rundown_id, title: 't', status: 'draft', settings: undefined, cue_order: [], column_order: [], created_at: '', updated_at: '' };
+          },
+          createRundown: notImplemented,
+          getRundownWithCues: notImplemented,
+          updateRundown: notImplemented,
+          listRundowns: notImplemented,
+          deleteRundown: notImplemented,
+        }),
+      ],
+    });
+    const forger = ContextKeys.parse(`it-1:${'x'.repeat(40)}`);
+    const client = createClient(RundownServiceService, `127.0.0.1:${guarded.port}`, { signer: forger.signer({ kind: 'edge' }) });
+    // The shared client maps a bare refusal to internal.unhandled: never the client's fault at the edge.
+    await expect(client.getRundown({ rundown_id: 'rd_1' }, { requestId: 'req_forged', teamId: 'team_1' })).rejects.toMatchObject({ code: 'internal.unhandled' });
+    expect(ran).toBe(0);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, reason: 'bad_signature', method: '/rundown.rundown.v1.RundownService/GetRundown', msg: 'refused gRPC call: caller context not valid' }));
+    client.close();
+    await guarded.shutdown();
   });
 });
