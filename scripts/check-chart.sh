@@ -94,6 +94,8 @@ expect_failure "missing DATABASE_URL" "externalDatabase.url" --set externalDatab
 expect_failure "gateway without auth" "AUTH_ADDR" --set auth.enabled=false
 expect_failure "unknown values key" "Additional property" --set gateway.replicas=3
 expect_failure "JWK without kid" "kid" --set-string 'secrets.jwtPrivateKeys=[{"kty":"EC"}]'
+expect_failure "weak INTERNAL_CONTEXT_KEYS" "secrets.internalContextKeys" --set secrets.internalContextKeys=k1:too-short
+expect_failure "rundown without auth (its plan facts)" "AUTH_ADDR" --set auth.enabled=false,gateway.enabled=false
 
 echo "== validate rendered manifests"
 node scripts/validate-manifests.mjs "$OUT"/render/*

@@ -1,4 +1,4 @@
-import { contextKeysSetting, env, limits, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig, upstreamSettings } from '@rundown/shared';
 import { z } from 'zod';
 
 export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
@@ -10,11 +10,8 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('0.0.0.0'),
       ADMIN_HOST: z.string().default('127.0.0.1'),
       ADMIN_SECRET: env.secret(16),
-      AUTH_ADDR: env.address(),
-      RUNDOWN_ADDR: env.address(),
-      /** The services' admin ports, reached only from the admin listener. */
-      AUTH_ADMIN_ADDR: env.address(),
-      RUNDOWN_ADMIN_ADDR: env.address(),
+      /** `<NAME>_ADDR` for every service of the services table, `<NAME>_ADMIN_ADDR` for its admin port. */
+      ...upstreamSettings(),
       /** Signs the caller context of every internal call (kid:secret[,kid:secret]; the first signs). */
       INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       REDIS_URL: env.url(['redis', 'rediss']),

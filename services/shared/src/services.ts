@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import { env } from './config.js';
+
 /**
  * The one table of backend services (everything behind the gateway). Adding a service is a row
  * here (plus its values block in the chart and its proto): the launcher's processes, ports and
@@ -51,7 +54,27 @@ export type ServiceName = (typeof SERVICES)[number]['name'];
 /** Every process that may sign a `service` principal (the gateway's own errands included). */
 export type CallerName = ServiceName | 'gateway';
 
+type Row = (typeof SERVICES)[number];
+/** Services that serve admin RPCs (on their own port). */
+export type AdminServiceName = Extract<Row, { adminGrpcPort: number }>['name'];
+
 /** `RUNDOWN_ADDR` for `rundown`. */
 export const addressVariable = (name: string): string => `${name.toUpperCase()}_ADDR`;
 /** `RUNDOWN_ADMIN_ADDR` for `rundown`. */
 export const adminAddressVariable = (name: string): string => `${name.toUpperCase()}_ADMIN_ADDR`;
+
+export type AddressVariable = `${Uppercase<ServiceName>}_ADDR` | `${Uppercase<AdminServiceName>}_ADMIN_ADDR`;
+
+/**
+ * The gateway's upstream settings, one `host:port` per service of the table (and per admin
+ * port), as a config shape: a new row makes the gateway require (and type) its address.
+ */
+export function upstreamSettings(): Record<AddressVariable, z.ZodString> {
+  const shape: Record<string, z.ZodString> = {};
+  for (const row of SERVICES as readonly ServiceRow[]) {
+    shape[addressVariable(row.name)] = env.address();
+    if (row.adminGrpcPort !== undefined) shape[adminAddressVariable(row.name)] = env.address();
+  }
+  return shape as Record<AddressVariable, z.ZodString>;
+}
+
