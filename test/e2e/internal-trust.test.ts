@@ -160,3 +160,17 @@ describe('service identities', () => {
     expect(edge.code).toBe(GrpcStatus.PERMISSION_DENIED);
   });
 });
+
+describe('plan facts', () => {
+  it('come from auth: a quota written into the call’s metadata changes nothing', async () => {
+    const team = await createTeam({ plan: 'free', max_rundowns: 1 });
+    await createRundown(await team.token(), { title: 'the one allowed' });
+    const create = RundownServiceService.createRundown;
+    const metadata = signed({ kind: 'edge' }, { requestId: 'req_quota', teamId: team.id, role: 'OWNER', tokenId: 'tok_quota' }, create.path);
+    // What the gateway used to send, and any header a caller might try.
+    metadata.set('x-team-max-rundowns', '1000');
+    metadata.set('x-max-rundowns', '1000');
+    const res = await rawCall(address('rundown'), create as unknown as MethodDef, { title: 'one too many', columns: [], cues: [] }, metadata);
+    expect(res.code).toBe(GrpcStatus.FAILED_PRECONDITION); // plan.limit_exceeded (422)
+  });
+});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError, bindService, createClient, createLogger, startGrpcServer, type CallerContext, type RunningGrpcServer } from '@rundown/shared';
+import { AppError, bindService, ContextKeys, createClient, createLogger, startGrpcServer, type CallerContext, type RunningGrpcServer } from '@rundown/shared';
 import { edge, testKeys } from '../support/trust.js';
 import { CueOrderNode, GetRundownRequest } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
@@ -174,5 +174,16 @@ describe('server streaming over a real connection', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(await reading).toMatchObject({ code: 'service_unavailable' });
     c.close();
+  });
+});
+
+describe('server streams verify the caller first', () => {
+  it('refuses a stream whose context is forged, before the handler runs', async () => {
+    const forger = ContextKeys.parse(`it-1:${'x'.repeat(40)}`);
+    const forged = createClient(WatchService, `127.0.0.1:${server.port}`, { signer: forger.signer({ kind: 'edge' }) });
+    const error = await collect(forged.watch({ rundown_id: 'count:forged' }, { requestId: 'r' })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'internal.unhandled' });
+    expect(observed.has('forged')).toBe(false);
+    forged.close();
   });
 });
