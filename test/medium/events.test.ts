@@ -40,7 +40,7 @@ async function startRelays() {
   }
 }
 
-const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER', maxRundowns: 100 });
+const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER' });
 
 /** The stream as `kind change id` lines (plus the record's title/name/value where it has one). */
 async function stream(rundownId: string) {

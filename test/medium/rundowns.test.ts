@@ -11,6 +11,7 @@ let rundowns: RundownsService;
 
 beforeAll(async () => {
   db = await openDatabase('rundowns', 20);
+  // Plan facts answer the free plan's 10 rundowns (support.ts: quota); the racing test counts against it.
   rundowns = domainOf(db).rundowns;
 });
 
@@ -24,7 +25,7 @@ describe('rundowns (domain + repositories, real PostgreSQL)', () => {
   it('never lets racing creates overrun the plan quota', async () => {
     const team = `team_race_${Date.now()}`;
     const results = await Promise.allSettled(
-      Array.from({ length: 16 }, (_, i) => rundowns.create(ctx(team, { maxRundowns: 10 }), { title: `r${i}`, timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] })),
+      Array.from({ length: 16 }, (_, i) => rundowns.create(ctx(team), { title: `r${i}`, timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] })),
     );
     const created = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
@@ -38,7 +39,7 @@ describe('rundowns (domain + repositories, real PostgreSQL)', () => {
   it('refuses duplicate column names as a catalogue error from the domain (never a database UNIQUE violation)', async () => {
     const team = `team_dup_${Date.now()}`;
     await expect(
-      rundowns.create(ctx(team, { maxRundowns: 5 }), {
+      rundowns.create(ctx(team), {
         title: 'dup',
         timezone: null,
         start_time: null,
@@ -64,7 +65,7 @@ describe('rundowns (domain + repositories, real PostgreSQL)', () => {
     };
     const strict = domainOf(db, refusingCells).rundowns;
     await expect(
-      strict.create(ctx(team, { maxRundowns: 5 }), {
+      strict.create(ctx(team), {
         title: 'refused',
         timezone: null,
         start_time: null,
@@ -83,8 +84,8 @@ describe('rundowns (domain + repositories, real PostgreSQL)', () => {
   it('shows a rundown-scoped caller only its rundown', async () => {
     const team = `team_scope_${Date.now()}`;
     const input = { timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] };
-    const { result: a } = await rundowns.create(ctx(team, { maxRundowns: 5 }), { title: 'a', ...input });
-    const { result: b } = await rundowns.create(ctx(team, { maxRundowns: 5 }), { title: 'b', ...input });
+    const { result: a } = await rundowns.create(ctx(team), { title: 'a', ...input });
+    const { result: b } = await rundowns.create(ctx(team), { title: 'b', ...input });
     const scoped = ctx(team, { tokenRundownId: a.id, role: 'EDIT' });
     expect((await rundowns.list(scoped, 10, undefined)).items.map((r) => r.id)).toEqual([a.id]);
     await expect(rundowns.get(scoped, b.id)).rejects.toMatchObject({ code: 'rundowns.not_found' });

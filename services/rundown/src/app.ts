@@ -1,7 +1,10 @@
 import { Redis } from 'ioredis';
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
-import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
+import { createClient, createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { planFactsFromAuth } from './clients/auth.js';
 import { rundownConfig } from './config.js';
+import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
+import { rundownAdminHandlers } from './grpc/admin.js';
 import { columnHandlers } from './grpc/columns.js';
 import { cueHandlers } from './grpc/cues.js';
 import { rundownHandlers } from './grpc/handlers.js';
@@ -35,8 +38,13 @@ export async function main(argv: string[]): Promise<void> {
       pollMs: config.OUTBOX_POLL_MS,
       retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
     });
-    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog() });
+    // Calls this service makes on its own behalf carry its own signed identity.
+    const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'rundown' });
+    const auth = createClient(AuthServiceService, config.AUTH_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
+    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog(), plan: planFactsFromAuth(auth) });
+    const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
     const grpc = await startGrpcServer({
+      ...trust,
       port: config.GRPC_PORT,
       services: [
         rundownHandlers(domain.rundowns, domain.cues),
@@ -46,13 +54,14 @@ export async function main(argv: string[]): Promise<void> {
         textVariableHandlers(domain.textVariables),
         outputMessageHandlers(domain.outputMessage),
       ],
-      logger,
     });
-    logger.info({ port: grpc.port }, 'rundown service ready');
+    const admin = await startGrpcServer({ ...trust, port: config.ADMIN_GRPC_PORT, services: [rundownAdminHandlers(domain.cues, domain.columns)] });
+    logger.info({ port: grpc.port, admin_port: admin.port }, 'rundown service ready');
     return async () => {
-      await grpc.shutdown();
+      await Promise.all([grpc.shutdown(), admin.shutdown()]);
       await relay.stop();
       redis.disconnect();
+      auth.close();
       await db.destroy();
     };
   });

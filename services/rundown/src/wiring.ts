@@ -7,7 +7,7 @@ import { CursorCodec } from './domain/cursor.js';
 import type { EventLog } from './domain/events.js';
 import { MentionsService } from './domain/mentions.js';
 import { OutputMessageService } from './domain/output-message.js';
-import { RundownsService } from './domain/rundowns.js';
+import { RundownsService, type PlanFacts } from './domain/rundowns.js';
 import { TextVariablesService } from './domain/text-variables.js';
 import { OutboxEventLog } from './events/outbox-log.js';
 import { ColumnsRepository } from './repositories/columns.js';
@@ -26,7 +26,7 @@ export type RundownDomain = ReturnType<typeof rundownDomain>;
  */
 export function rundownDomain(
   dataSource: DataSource,
-  options: { cursorSecret: string; cells?: CellsPort; events?: EventLog },
+  options: { cursorSecret: string; plan: PlanFacts; cells?: CellsPort; events?: EventLog },
 ) {
   const transactions = new PgTransactions(dataSource);
   const events = options.events ?? new OutboxEventLog();
@@ -34,7 +34,7 @@ export function rundownDomain(
   const rundownsRepo = new RundownsRepository();
   const cuesRepo = new CuesRepository();
   const columnsRepo = new ColumnsRepository();
-  const rundowns = new RundownsService(transactions, rundownsRepo, cuesRepo, columnsRepo, cells, events, new CursorCodec(options.cursorSecret));
+  const rundowns = new RundownsService(transactions, rundownsRepo, cuesRepo, columnsRepo, cells, events, new CursorCodec(options.cursorSecret), options.plan);
   // Every content write of a rundown goes through this: it locks the rundown row first.
   const access = new RundownAccess(transactions, rundowns, rundownsRepo, events);
   return {

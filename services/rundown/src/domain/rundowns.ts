@@ -1,4 +1,4 @@
-import { AppError, limits, looksLikeId, newId, plans, type CallerContext, type Db, type Issue } from '@rundown/shared';
+import { AppError, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
@@ -54,6 +54,11 @@ export interface NewCueInput {
   children: NewCueInput[];
 }
 
+/** Plan facts, asked of their owner (the auth service), never read from what a caller sent. */
+export interface PlanFacts {
+  maxRundowns(teamId: string, requestId: string): Promise<number>;
+}
+
 export interface UpdateRundownInput {
   title?: string;
   timezone?: string | null;
@@ -82,13 +87,14 @@ export class RundownsService {
     private readonly cells: CellsPort,
     private readonly events: EventLog,
     private readonly cursors: CursorCodec,
+    private readonly plan: PlanFacts,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
     const scope = scopeOf(ctx);
     if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
-    const maxRundowns = ctx.maxRundowns ?? plans.free.maxRundowns;
     checkFields(input);
+    const maxRundowns = await this.plan.maxRundowns(scope.teamId, ctx.requestId);
     const id = newId('rd');
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
     if (columns.length > limits.columnsPerRundown) {
