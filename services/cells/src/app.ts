@@ -26,9 +26,16 @@ export async function main(argv: string[]): Promise<void> {
       pollMs: config.OUTBOX_POLL_MS,
       retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
     });
-    const rundowns = new RundownCoordinates(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS);
+    // Questions to the rundown service carry this service's own signed identity (and the caller's context).
+    const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'cells' });
+    const rundowns = new RundownCoordinates(config.RUNDOWN_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
     const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET), new OutboxCellEventLog());
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [cellHandlers(cells), rundownCellsHandlers(cells)], logger });
+    const grpc = await startGrpcServer({
+      keys: config.INTERNAL_CONTEXT_KEYS,
+      logger,
+      port: config.GRPC_PORT,
+      services: [cellHandlers(cells), rundownCellsHandlers(cells)],
+    });
     // Orphan collection (cells staged for a rundown create that never committed); see README.
     const sweep = setInterval(() => {
       cells.collectOrphans(config.ORPHAN_GRACE_SECONDS).then(

@@ -1,9 +1,10 @@
-import { env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
 
 export function cellsConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     {
       GRPC_PORT: env.port(50053),
+      INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
       // The rundown service answers what a coordinate is (cue type, lock, column type and visibility).
       RUNDOWN_ADDR: env.address(),

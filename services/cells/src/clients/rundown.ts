@@ -1,4 +1,4 @@
-import { createClient, type CallerContext } from '@rundown/shared';
+import { createClient, type CallerContext, type ContextSigner } from '@rundown/shared';
 import { CoordinateServiceService } from '@rundown/shared/proto/rundown/rundown/v1/coordinates';
 import type { CoordinatesPort, Layout, LayoutQuery } from '../domain/coordinates.js';
 
@@ -6,8 +6,9 @@ import type { CoordinatesPort, Layout, LayoutQuery } from '../domain/coordinates
 export class RundownCoordinates implements CoordinatesPort {
   private readonly client;
 
-  constructor(address: string, deadlineMs: number) {
-    this.client = createClient(CoordinateServiceService, address, { deadlineMs });
+  /** `signer`: this service's own identity; the rundown service allows it these methods only. */
+  constructor(address: string, options: { signer: ContextSigner; deadlineMs: number }) {
+    this.client = createClient(CoordinateServiceService, address, options);
   }
 
   async describe(ctx: CallerContext, rundownId: string, query: LayoutQuery): Promise<Layout> {

@@ -55,5 +55,9 @@ export function rundownCellsHandlers(cells: CellsService): ServiceBinding {
       const { items, total } = await cells.snapshot(req.rundown_id, req.snapshot_id || undefined, req.cue_ids, req.column_ids, req.max_cells || limits.includeCells);
       return { items: items.map(cellMessage), total };
     },
+  }, {
+    // The rundown service only, on its own behalf (its signed identity), never the edge.
+    edge: [],
+    services: { rundown: ['deleteColumnCells', 'deleteCueCells', 'deleteRundownCells', 'stageRundownCells', 'confirmRundown', 'snapshotCells'] },
   });
 }

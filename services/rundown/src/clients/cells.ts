@@ -1,4 +1,4 @@
-import { AppError, createClient, type CallerContext } from '@rundown/shared';
+import { AppError, createClient, type CallerContext, type ContextSigner } from '@rundown/shared';
 import { RundownCellsServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { CellsPort, CellWrite, SnapshotCell } from '../domain/cells-port.js';
 
@@ -6,8 +6,9 @@ import type { CellsPort, CellWrite, SnapshotCell } from '../domain/cells-port.js
 export class GrpcCellsPort implements CellsPort {
   private readonly client;
 
-  constructor(address: string, deadlineMs: number) {
-    this.client = createClient(RundownCellsServiceService, address, { deadlineMs });
+  /** `signer`: this service's own identity (the cells service allows it these methods only). */
+  constructor(address: string, options: { signer: ContextSigner; deadlineMs: number }) {
+    this.client = createClient(RundownCellsServiceService, address, options);
   }
 
   async writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void> {

@@ -1,10 +1,13 @@
 import type { CallerContext } from '@rundown/shared';
 
+/** Cell content as a write gives it: plain text, or HTML (sanitized by the cells context). */
+export type CellContent = { text: string } | { html: string };
+
 /** A cell given with a new rundown, by coordinate. */
 export interface CellWrite {
   cue_id: string;
   column_id: string;
-  content: { text: string } | { html: string };
+  content: CellContent;
 }
 
 export interface SnapshotCell {

@@ -1,5 +1,4 @@
 import { AppError, limits, newId, type Db } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
 import type { Emit, Reach, RundownAccess } from './access.js';
@@ -40,13 +39,13 @@ export class ColumnsService {
 
   async list(reach: Reach, rundownId: string): Promise<ColumnRow[]> {
     const rundown = await this.access.read(reach, rundownId);
-    const layout = await this.layout(this.access.repo.db, rundown);
+    const layout = await this.layout(this.access.db, rundown);
     return publicOrder(layout).map((id) => layout.byId.get(id)!);
   }
 
   async get(reach: Reach, rundownId: string, columnId: string): Promise<ColumnRow> {
     const rundown = await this.access.read(reach, rundownId);
-    return this.publicColumn(await this.layout(this.access.repo.db, rundown), rundownId, columnId);
+    return this.publicColumn(await this.layout(this.access.db, rundown), rundownId, columnId);
   }
 
   create(reach: Reach, rundownId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {
@@ -129,7 +128,7 @@ export class ColumnsService {
       const checked = this.checkPosition(layout, position);
       checkName(layout, input.name);
       const id = newId('col');
-      const [column] = await this.access.repo.insertColumns(tx, [{ id, rundown_id: rundownId, ...input }]);
+      const [column] = await this.repo.insert(tx, [{ id, rundown_id: rundownId, ...input }]);
       const order = placeColumn(layout.order, id, checked);
       const after: Layout = { order, byId: new Map(layout.byId).set(id, column!) };
       // A private column exists for the admin surface only: no event names it.
@@ -171,9 +170,9 @@ export class ColumnsService {
    * Stores the order when it changed (`force`: always) and, when `emit` is given, reports the
    * rundown's new state (its public `column_order`) as a `rundown` event.
    */
-  private async saveOrder(tx: EntityManager, rundown: RundownRow, layout: Layout, order: string[], emit?: Emit, force = false): Promise<boolean> {
+  private async saveOrder(tx: Db, rundown: RundownRow, layout: Layout, order: string[], emit?: Emit, force = false): Promise<boolean> {
     if (!force && sameOrder(layout.order, order)) return false;
-    await this.repo.setOrder(tx, rundown.id, order);
+    await this.access.saveColumnOrder(tx, rundown.id, order);
     if (emit) emit({ kind: 'rundown', change: 'updated', id: rundown.id, record: await this.access.record(tx, rundown.id) });
     return true;
   }

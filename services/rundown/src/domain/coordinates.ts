@@ -1,5 +1,5 @@
 import { AppError, limits, looksLikeId, type CallerContext } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
+import type { Transactions } from './transactions.js';
 import type { CoordinatesRepository } from '../repositories/coordinates.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CellsPort, SnapshotCell } from './cells-port.js';
@@ -26,6 +26,7 @@ export interface CoordinatesQuery {
  */
 export class CoordinatesService {
   constructor(
+    private readonly transactions: Transactions,
     private readonly rundowns: RundownsService,
     private readonly cues: CuesRepository,
     private readonly coordinates: CoordinatesRepository,
@@ -36,7 +37,7 @@ export class CoordinatesService {
     const scope = scopeOf(ctx);
     const found = looksLikeId(rundownId) && !(scope.rundownId && scope.rundownId !== rundownId);
     const row = found
-      ? await this.coordinates.find(this.cues.db, scope.teamId, rundownId, query.allCues ? undefined : query.cueIds, query.allColumns ? undefined : query.columnIds)
+      ? await this.coordinates.find(this.transactions.db, scope.teamId, rundownId, query.allCues ? undefined : query.cueIds, query.allColumns ? undefined : query.columnIds)
       : undefined;
     if (!row) throw new AppError('rundowns.not_found');
     return {
@@ -66,7 +67,7 @@ export class CoordinatesService {
    * Over `limits.includeCells` cells: 413 `payload.too_large`.
    */
   async readWithCells(ctx: CallerContext, rundownId: string): Promise<{ rundown: RundownRecord; cues: CueRecord[]; cells: SnapshotCell[] }> {
-    return this.cues.snapshot(async (tx: EntityManager) => {
+    return this.transactions.snapshot(async (tx) => {
       const rundown = await this.rundowns.get(ctx, rundownId, tx);
       const cues = new CueDraft(rundownId, rundown.cue_order, await this.cues.all(tx, rundownId)).records();
       const [{ snapshot }] = (await tx.query('SELECT pg_export_snapshot() AS snapshot')) as [{ snapshot: string }];

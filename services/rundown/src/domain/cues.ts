@@ -1,5 +1,4 @@
-import { AppError, type CallerContext } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
+import { AppError, type CallerContext, type Db } from '@rundown/shared';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { RundownRow } from '../repositories/rundowns.js';
 import { CueDraft, type BulkItem, type CreateCueInput, type CueRecord, type PatchCueInput } from './cue-draft.js';
@@ -8,6 +7,7 @@ import type { RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import type { DomainEvent } from './events.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
+import type { Transactions } from './transactions.js';
 import type { RundownRecord, RundownsService } from './rundowns.js';
 
 export type { SideEffect, WriteResult } from './side-effects.js';
@@ -27,6 +27,7 @@ export type { SideEffect, WriteResult } from './side-effects.js';
  */
 export class CuesService {
   constructor(
+    private readonly transactions: Transactions,
     private readonly rundowns: RundownsService,
     private readonly access: RundownAccess,
     private readonly repo: CuesRepository,
@@ -35,7 +36,7 @@ export class CuesService {
 
   /** The rundown and its cues (display order) from one snapshot. */
   async list(ctx: CallerContext, rundownId: string): Promise<{ rundown: RundownRecord; cues: CueRecord[] }> {
-    return this.repo.snapshot(async (tx) => {
+    return this.transactions.snapshot(async (tx) => {
       const rundown = await this.rundowns.get(ctx, rundownId, tx);
       const draft = new CueDraft(rundownId, rundown.cue_order, await this.repo.all(tx, rundownId));
       return { rundown, cues: draft.records() };
@@ -107,13 +108,13 @@ export class CuesService {
     return written;
   }
 
-  private async persist(tx: EntityManager, draft: CueDraft): Promise<void> {
+  private async persist(tx: Db, draft: CueDraft): Promise<void> {
     const { created, changed } = draft.pending();
     await this.repo.delete(tx, draft.rundownId, draft.deleted);
     draft.adopt(await this.repo.insert(tx, draft.rundownId, created));
     draft.adopt(await this.repo.update(tx, draft.rundownId, changed));
     if (draft.orderChanged() || draft.playableChanged()) {
-      await this.repo.saveOrder(tx, draft.rundownId, draft.tree.toNodes(), draft.playableMs());
+      await this.access.saveCueOrder(tx, draft.rundownId, draft.tree.toNodes(), draft.playableMs());
     }
   }
 }

@@ -33,12 +33,12 @@ export class MentionsService {
 
   async list(reach: Reach, rundownId: string): Promise<MentionRow[]> {
     await this.access.read(reach, rundownId);
-    return this.repo.all(this.access.repo.db, rundownId);
+    return this.repo.all(this.access.db, rundownId);
   }
 
   async get(reach: Reach, rundownId: string, id: string): Promise<MentionRow> {
     await this.access.read(reach, rundownId);
-    const mention = looksLikeId(id) ? await this.repo.find(this.access.repo.db, rundownId, id) : undefined;
+    const mention = looksLikeId(id) ? await this.repo.find(this.access.db, rundownId, id) : undefined;
     if (!mention) throw notFound(rundownId, id);
     return mention;
   }

@@ -22,7 +22,7 @@ export class OutputMessageService {
 
   async get(reach: Reach, rundownId: string): Promise<OutputMessageRecord> {
     await this.access.read(reach, rundownId);
-    return orDefault(await this.repo.find(this.access.repo.db, rundownId));
+    return orDefault(await this.repo.find(this.access.db, rundownId));
   }
 
   /** Applies the patch; only a patch that gives some field a new value writes (and reports `output_message.changed`). */

@@ -1,11 +1,12 @@
-import { AppError, limits, looksLikeId, newId, plans, type CallerContext, type Issue } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
+import { AppError, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
+import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
-import type { CellsPort, CellWrite } from './cells-port.js';
+import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
 import type { EventLog } from './events.js';
+import type { Transactions } from './transactions.js';
 import { only, type WriteResult } from './side-effects.js';
 import { duplicatesBy } from './duplicates.js';
 import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
@@ -43,7 +44,7 @@ export interface CreateRundownInput {
 /** Cell content given with a new cue, addressed by column name. */
 export interface NewCell {
   column_name: string;
-  content: { text: string } | { html: string };
+  content: CellContent;
 }
 
 /** A cue created with its rundown; `children` only on a group. */
@@ -51,6 +52,11 @@ export interface NewCueInput {
   fields: CueFields;
   cells: NewCell[];
   children: NewCueInput[];
+}
+
+/** Plan facts, asked of their owner (the auth service), never read from what a caller sent. */
+export interface PlanFacts {
+  maxRundowns(teamId: string, requestId: string): Promise<number>;
 }
 
 export interface UpdateRundownInput {
@@ -74,18 +80,21 @@ export function scopeOf(ctx: CallerContext): Scope {
 
 export class RundownsService {
   constructor(
+    private readonly transactions: Transactions,
     private readonly repo: RundownsRepository,
-    private readonly cursors: CursorCodec,
     private readonly cues: CuesRepository,
+    private readonly columns: ColumnsRepository,
     private readonly cells: CellsPort,
     private readonly events: EventLog,
+    private readonly cursors: CursorCodec,
+    private readonly plan: PlanFacts,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
     const scope = scopeOf(ctx);
     if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
-    const maxRundowns = ctx.maxRundowns ?? plans.free.maxRundowns;
     checkFields(input);
+    const maxRundowns = await this.plan.maxRundowns(scope.teamId, ctx.requestId);
     const id = newId('rd');
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
     if (columns.length > limits.columnsPerRundown) {
@@ -119,7 +128,7 @@ export class RundownsService {
     cells: CellWrite[],
     maxRundowns: number,
   ): Promise<WriteResult<RundownRecord>> {
-    return this.repo.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
       if (live + 1 > maxRundowns) {
@@ -140,7 +149,7 @@ export class RundownsService {
         cue_tree: draft.tree.toNodes(),
         playable_duration_ms: draft.playableMs(),
       });
-      await this.repo.insertColumns(tx, columns);
+      await this.columns.insert(tx, columns);
       await this.cues.insert(tx, id, draft.pending().created);
       await this.cells.writeForNewRundown(ctx, id, cells);
       const created = await this.get(ctx, id, tx);
@@ -149,7 +158,7 @@ export class RundownsService {
     });
   }
 
-  async get(ctx: CallerContext, id: string, tx?: EntityManager): Promise<RundownRecord> {
+  async get(ctx: CallerContext, id: string, tx?: Db): Promise<RundownRecord> {
     return toRecord(await this.findVisible(scopeOf(ctx), id, tx));
   }
 
@@ -157,7 +166,7 @@ export class RundownsService {
     if (!Object.keys(patch).length) throw new AppError('rundowns.empty_patch');
     checkFields(patch);
     const scope = scopeOf(ctx);
-    return this.repo.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const row = await this.findVisible(scope, id, tx, true);
       const { settings, status, ...rest } = patch;
       const updated = toRecord(
@@ -184,7 +193,7 @@ export class RundownsService {
       after = { created_key: position.t, id: position.i };
     }
     // One extra row tells whether another page exists without a count query.
-    const rows = await this.repo.page(scope.teamId, limit + 1, after, scope.rundownId);
+    const rows = await this.repo.page(this.transactions.db, scope.teamId, limit + 1, after, scope.rundownId);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -196,7 +205,7 @@ export class RundownsService {
   async delete(ctx: CallerContext, id: string): Promise<WriteResult<null>> {
     const scope = scopeOf(ctx);
     if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
-    await this.repo.transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
     });
@@ -209,8 +218,8 @@ export class RundownsService {
    * A live rundown the scope may see — `'admin'` (the admin surface only, acting for no team)
    * reaches any; `forUpdate` takes the row lock every content write starts with.
    */
-  async findVisible(scope: Scope | 'admin', id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
-    const db = tx ?? this.repo.db;
+  async findVisible(scope: Scope | 'admin', id: string, tx?: Db, forUpdate = false): Promise<RundownRow> {
+    const db = tx ?? this.transactions.db;
     if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
     const row = await this.repo.find(db, scope === 'admin' ? undefined : scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');

@@ -18,13 +18,13 @@ export class TextVariablesService {
 
   async list(reach: Reach, rundownId: string): Promise<TextVariableRow[]> {
     await this.access.read(reach, rundownId);
-    return this.repo.all(this.access.repo.db, rundownId);
+    return this.repo.all(this.access.db, rundownId);
   }
 
   async get(reach: Reach, rundownId: string, key: string): Promise<TextVariableRow> {
     checkKey(key);
     await this.access.read(reach, rundownId);
-    return (await this.repo.find(this.access.repo.db, rundownId, key)) ?? notFound(rundownId, key);
+    return (await this.repo.find(this.access.db, rundownId, key)) ?? notFound(rundownId, key);
   }
 
   async create(reach: Reach, rundownId: string, input: TextVariableInput): Promise<WriteResult<TextVariableRow>> {

@@ -1,9 +1,9 @@
-import { bindService, columnTypeNames, type ServiceBinding } from '@rundown/shared';
+import { bindService, type ServiceBinding } from '@rundown/shared';
 import { ColumnServiceService, type ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { ColumnsService, ColumnWrite } from '../domain/columns.js';
 import { columnMessage, sideEffectMessages } from './messages.js';
 
-function writeMessage(w: ColumnWrite): ColumnWriteResponse {
+export function writeMessage(w: ColumnWrite): ColumnWriteResponse {
   return { column: columnMessage(w.result), side_effects: sideEffectMessages(w.side_effects) };
 }
 
@@ -19,7 +19,5 @@ export function columnHandlers(columns: ColumnsService): ServiceBinding {
       const { result, side_effects } = await columns.reorder(ctx, req.rundown_id, req.column_ids);
       return { items: result.map(columnMessage), side_effects: sideEffectMessages(side_effects) };
     },
-    adminCreateColumn: async (req) =>
-      writeMessage(await columns.adminCreate(req.rundown_id, { name: req.name, type: columnTypeNames.fromProto(req.type) ?? '', private: req.private })),
   });
 }

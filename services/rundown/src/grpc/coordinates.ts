@@ -17,5 +17,10 @@ export function coordinateHandlers(coordinates: CoordinatesService): ServiceBind
         cells: cells.map((c) => ({ ...c, created_at: c.created_at ?? undefined, updated_at: c.updated_at ?? undefined })),
       };
     },
+  }, {
+    // The gateway reads with cells; the cells service asks about coordinates (for its callers) and,
+    // on its own behalf, which rundowns exist.
+    edge: ['readWithCells'],
+    services: { cells: ['describeCoordinates', 'rundownsExist'] },
   });
 }

@@ -878,6 +878,7 @@ export const ColumnServiceService = {
     responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
     responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns: {
     path: "/rundown.rundown.v1.ColumnService/ReorderColumns" as const,
     requestStream: false as const,
@@ -889,16 +890,6 @@ export const ColumnServiceService = {
       Buffer.from(ReorderColumnsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReorderColumnsResponse => ReorderColumnsResponse.decode(value),
   },
-  adminCreateColumn: {
-    path: "/rundown.rundown.v1.ColumnService/AdminCreateColumn" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: AdminCreateColumnRequest): Buffer =>
-      Buffer.from(AdminCreateColumnRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AdminCreateColumnRequest => AdminCreateColumnRequest.decode(value),
-    responseSerialize: (value: ColumnWriteResponse): Buffer => Buffer.from(ColumnWriteResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ColumnWriteResponse => ColumnWriteResponse.decode(value),
-  },
 } as const;
 
 export interface ColumnServiceServer extends UntypedServiceImplementation {
@@ -908,8 +899,8 @@ export interface ColumnServiceServer extends UntypedServiceImplementation {
   updateColumn: handleUnaryCall<UpdateColumnRequest, ColumnWriteResponse>;
   /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
   deleteColumn: handleUnaryCall<DeleteColumnRequest, WriteEffects>;
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns: handleUnaryCall<ReorderColumnsRequest, ReorderColumnsResponse>;
-  adminCreateColumn: handleUnaryCall<AdminCreateColumnRequest, ColumnWriteResponse>;
 }
 
 export interface ColumnServiceClient extends Client {
@@ -989,6 +980,7 @@ export interface ColumnServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns(
     request: ReorderColumnsRequest,
     callback: (error: ServiceError | null, response: ReorderColumnsResponse) => void,
@@ -1003,21 +995,6 @@ export interface ColumnServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReorderColumnsResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
   ): ClientUnaryCall;
 }
 

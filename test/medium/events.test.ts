@@ -1,24 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { createDataSource, createLogger, readRundownEvents, type CallerContext, type OutboxRelay } from '@rundown/shared';
+import { createLogger, readRundownEvents, type CallerContext, type OutboxRelay } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
-import { RundownAccess } from '../../services/rundown/src/domain/access.js';
-import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
-import { ColumnsService } from '../../services/rundown/src/domain/columns.js';
-import { CuesService } from '../../services/rundown/src/domain/cues.js';
-import { CursorCodec } from '../../services/rundown/src/domain/cursor.js';
-import { MentionsService } from '../../services/rundown/src/domain/mentions.js';
-import { OutputMessageService } from '../../services/rundown/src/domain/output-message.js';
-import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
-import { TextVariablesService } from '../../services/rundown/src/domain/text-variables.js';
-import { OutboxEventLog, rundownOutbox } from '../../services/rundown/src/events/outbox-log.js';
-import { ColumnsRepository } from '../../services/rundown/src/repositories/columns.js';
-import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
-import { MentionsRepository } from '../../services/rundown/src/repositories/mentions.js';
-import { OutputMessagesRepository } from '../../services/rundown/src/repositories/output-messages.js';
-import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
-import { TextVariablesRepository } from '../../services/rundown/src/repositories/text-variables.js';
+import { rundownOutbox } from '../../services/rundown/src/events/outbox-log.js';
+import { domainOf, openDatabase } from './support.js';
 
 /**
  * The rundown service's domain events through its outbox, against real PostgreSQL and Redis:
@@ -30,28 +16,12 @@ let redis: Redis;
 const relays: OutboxRelay[] = [];
 
 function services(db: DataSource) {
-  const events = new OutboxEventLog();
-  const rundownsRepo = new RundownsRepository(db);
-  const cuesRepo = new CuesRepository(db);
-  const rundowns = new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, noCellsYet, events);
-  const access = new RundownAccess(rundowns, rundownsRepo, events);
-  return {
-    rundowns,
-    cues: new CuesService(rundowns, access, cuesRepo, noCellsYet),
-    columns: new ColumnsService(access, new ColumnsRepository(), noCellsYet),
-    mentions: new MentionsService(access, new MentionsRepository()),
-    variables: new TextVariablesService(access, new TextVariablesRepository()),
-    message: new OutputMessageService(access, new OutputMessagesRepository()),
-  };
+  const d = domainOf(db);
+  return { ...d, variables: d.textVariables, message: d.outputMessage };
 }
 
 beforeAll(async () => {
-  replicas = await Promise.all(
-    [1, 2].map(async (n) => {
-      const db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: `it-events-${n}`, poolSize: 12 });
-      return db.initialize();
-    }),
-  );
+  replicas = await Promise.all([1, 2].map((n) => openDatabase(`events-${n}`, 12)));
   redis = new Redis(inject('redisUrl'));
 });
 
@@ -70,7 +40,7 @@ async function startRelays() {
   }
 }
 
-const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER', maxRundowns: 100 });
+const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER' });
 
 /** The stream as `kind change id` lines (plus the record's title/name/value where it has one). */
 async function stream(rundownId: string) {

@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { AppError, createDataSource } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
-import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
-import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
-import { noCellsYet, type CellsPort } from '../../services/rundown/src/domain/cells-port.js';
-import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
-import { CursorCodec } from '../../services/rundown/src/domain/cursor.js';
-import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js';
+import { AppError } from '@rundown/shared';
+import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
+import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
+import type { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
+import { domainOf, openDatabase } from './support.js';
 
 let db: DataSource;
 let rundowns: RundownsService;
 
 beforeAll(async () => {
-  db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: 'it-rundown', poolSize: 20 });
-  await db.initialize();
-  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), noCellsYet, new OutboxEventLog());
+  db = await openDatabase('rundowns', 20);
+  // Plan facts answer the free plan's 10 rundowns (support.ts: quota); the racing test counts against it.
+  rundowns = domainOf(db).rundowns;
 });
 
 afterAll(async () => {
@@ -24,11 +21,11 @@ afterAll(async () => {
 
 const ctx = (teamId: string, extra: Record<string, unknown> = {}) => ({ requestId: 'req_it', teamId, role: 'OWNER' as const, ...extra });
 
-describe('rundowns against PostgreSQL', () => {
+describe('rundowns (domain + repositories, real PostgreSQL)', () => {
   it('never lets racing creates overrun the plan quota', async () => {
     const team = `team_race_${Date.now()}`;
     const results = await Promise.allSettled(
-      Array.from({ length: 16 }, (_, i) => rundowns.create(ctx(team, { maxRundowns: 10 }), { title: `r${i}`, timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] })),
+      Array.from({ length: 16 }, (_, i) => rundowns.create(ctx(team), { title: `r${i}`, timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] })),
     );
     const created = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
@@ -42,7 +39,7 @@ describe('rundowns against PostgreSQL', () => {
   it('refuses duplicate column names as a catalogue error from the domain (never a database UNIQUE violation)', async () => {
     const team = `team_dup_${Date.now()}`;
     await expect(
-      rundowns.create(ctx(team, { maxRundowns: 5 }), {
+      rundowns.create(ctx(team), {
         title: 'dup',
         timezone: null,
         start_time: null,
@@ -66,9 +63,9 @@ describe('rundowns against PostgreSQL', () => {
         throw new AppError('cells.prevent_edits', { details: { cue_id: 'x' } });
       },
     };
-    const strict = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), refusingCells, new OutboxEventLog());
+    const strict = domainOf(db, refusingCells).rundowns;
     await expect(
-      strict.create(ctx(team, { maxRundowns: 5 }), {
+      strict.create(ctx(team), {
         title: 'refused',
         timezone: null,
         start_time: null,
@@ -87,8 +84,8 @@ describe('rundowns against PostgreSQL', () => {
   it('shows a rundown-scoped caller only its rundown', async () => {
     const team = `team_scope_${Date.now()}`;
     const input = { timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] };
-    const { result: a } = await rundowns.create(ctx(team, { maxRundowns: 5 }), { title: 'a', ...input });
-    const { result: b } = await rundowns.create(ctx(team, { maxRundowns: 5 }), { title: 'b', ...input });
+    const { result: a } = await rundowns.create(ctx(team), { title: 'a', ...input });
+    const { result: b } = await rundowns.create(ctx(team), { title: 'b', ...input });
     const scoped = ctx(team, { tokenRundownId: a.id, role: 'EDIT' });
     expect((await rundowns.list(scoped, 10, undefined)).items.map((r) => r.id)).toEqual([a.id]);
     await expect(rundowns.get(scoped, b.id)).rejects.toMatchObject({ code: 'rundowns.not_found' });

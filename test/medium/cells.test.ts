@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDataSource, CursorCodec, runMigrations, type CallerContext } from '@rundown/shared';
+import { createDataSource, CursorCodec, type CallerContext } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
 import { CellsService } from '../../services/cells/src/domain/cells.js';
 import type { CoordinatesPort } from '../../services/cells/src/domain/coordinates.js';
-import { migrations as cellsMigrations } from '../../services/cells/src/migrations/index.js';
-import { CellsRepository } from '../../services/cells/src/repositories/cells.js';
 import { OutboxCellEventLog } from '../../services/cells/src/events/outbox-log.js';
+import { CellsRepository } from '../../services/cells/src/repositories/cells.js';
 import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
-import { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
-import { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
-import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js';
-import { CoordinatesRepository } from '../../services/rundown/src/repositories/coordinates.js';
-import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
-import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
+import type { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
+import type { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
+import { domainOf, openDatabase } from './support.js';
 
 /**
- * The two contexts' domains and repositories against real PostgreSQL, wired to each other in
- * process (each port implemented by the other side's real service, as its gRPC adapter would).
+ * The two contexts' domains and repositories against real PostgreSQL (the tier's migrated
+ * database, both schemas), wired to each other in process: each port implemented by the other
+ * side's real service, as its gRPC adapter would.
  */
 let rundownDb: DataSource;
 let cellsDb: DataSource;
@@ -26,14 +23,9 @@ let rundownsFor: (port: CellsPort) => RundownsService;
 let cellsPort: CellsPort;
 
 beforeAll(async () => {
-  const url = inject('databaseUrl');
-  cellsDb = createDataSource({ url, schema: 'cells', migrations: [...cellsMigrations], applicationName: 'it-cells' });
-  await runMigrations(cellsDb, 'cells');
-  rundownDb = createDataSource({ url, schema: 'rundown', migrations: [], applicationName: 'it-rundown-cells' });
-  await rundownDb.initialize();
-  const rundownsRepo = new RundownsRepository(rundownDb);
-  const cuesRepo = new CuesRepository(rundownDb);
-  rundownsFor = (port) => new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, port, new OutboxEventLog());
+  cellsDb = await createDataSource({ url: inject('databaseUrl'), schema: 'cells', migrations: [], applicationName: 'medium-cells' }).initialize();
+  rundownDb = await openDatabase('cells');
+  rundownsFor = (port) => domainOf(rundownDb, port).rundowns;
   const coordinatesPort: CoordinatesPort = {
     describe: (ctx, rundownId, q) =>
       coordinates.describe(ctx, rundownId, { cueIds: q.cueIds ?? [], columnIds: q.columnIds ?? [], allCues: q.allCues ?? false, allColumns: q.allColumns ?? false }),
@@ -52,7 +44,7 @@ beforeAll(async () => {
       return { items: items.map((c) => ({ ...c, created_at: date(c.created_at), updated_at: date(c.updated_at) })), total };
     },
   };
-  coordinates = new CoordinatesService(rundownsFor(cellsPort), cuesRepo, new CoordinatesRepository(), cellsPort);
+  coordinates = domainOf(rundownDb, cellsPort).coordinates;
 });
 
 afterAll(async () => {
@@ -60,7 +52,7 @@ afterAll(async () => {
   await cellsDb?.destroy();
 });
 
-const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER', maxRundowns: 100 });
+const ctx = (teamId: string): CallerContext => ({ requestId: 'req_medium', teamId, role: 'OWNER' });
 
 const input = (title: string) => ({
   title,
