@@ -12,7 +12,9 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { fromHtml } from '../../services/cells/src/domain/content.js';
+import { pidListeningOn } from '../../test/support/processes.js';
 import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
 import { freePorts, startSystem } from '../launcher/child.js';
 import { formatSummary, summarize } from './stats.js';
@@ -41,6 +43,32 @@ interface Target {
   baseUrl: string;
   adminUrl: string;
   adminSecret: string;
+  /** Port of each process (gateway HTTP, services gRPC), for CPU accounting when the bench started them. */
+  ports?: Record<string, number>;
+}
+
+/** CPU time (user + system, ms) each process has used so far, from /proc (Linux, 100 ticks/s). */
+function cpuMs(pids: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out[name] = (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      out[name] = Number.NaN;
+    }
+  }
+  return out;
+}
+
+/** CPU per request of each process over `work` (load-independent, unlike latency on a shared machine). */
+async function cpuPerRequest(pids: Record<string, number>, requests: number, work: () => Promise<void>): Promise<string> {
+  const before = cpuMs(pids);
+  await work();
+  const after = cpuMs(pids);
+  return Object.keys(pids)
+    .map((name) => `${name} ${((after[name]! - before[name]!) / requests).toFixed(1)}`)
+    .join(', ');
 }
 
 interface Envelope {
@@ -60,9 +88,9 @@ async function request(url: string, method: string, token: string, body?: unknow
     });
     const text = await response.text();
     if (response.ok) return JSON.parse(text) as Envelope;
-    if (attempt < 5 && retryable(response.status, text)) {
+    if (attempt < 8 && retryable(response.status, text)) {
       retried++;
-      await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      await new Promise((r) => setTimeout(r, Math.min(2_000, 50 * 2 ** attempt)));
       continue;
     }
     throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`);
@@ -108,9 +136,21 @@ async function run(target: Target): Promise<void> {
   // 1. cells:bulk of 500 rich-text writes (50 cues x 10 columns, every round overwrites them all).
   const small = await layout(50, 10);
   const targets = coordinates(small);
+  const pids: Record<string, number> = {};
+  for (const [name, port] of Object.entries(target.ports ?? {})) {
+    try {
+      pids[name] = pidListeningOn(port);
+    } catch {
+      // not on this machine
+    }
+  }
   const bulk: number[] = [];
   const sanitizing: number[] = [];
-  for (let round = 0; round < warmup + iterations; round++) {
+  let cpu = '';
+  const bulkRounds = async (from: number, to: number) => {
+    for (let round = from; round < to; round++) await bulkRound(round);
+  };
+  const bulkRound = async (round: number) => {
     const items = targets.map((c, i) => ({ ...c, content_html: richText(round, i) }));
     // The same content rules in this process, just before the request: their share of the time.
     const started = performance.now();
@@ -121,8 +161,11 @@ async function run(target: Target): Promise<void> {
       bulk.push(ms);
       sanitizing.push(rules);
     }
-  }
+  };
+  await bulkRounds(0, warmup);
+  cpu = await cpuPerRequest(pids, iterations, () => bulkRounds(warmup, warmup + iterations));
   print(formatSummary('cells:bulk, 500 rich-text writes', summarize(bulk)));
+  if (Object.keys(pids).length) print(`${'  CPU ms per request'.padEnd(34)} ${cpu}`);
   print(formatSummary('  same 500 sanitized here (ref.)', summarize(sanitizing)));
 
   // 2. The whole rundown, 50,000 cells, page by page.
@@ -133,6 +176,7 @@ async function run(target: Target): Promise<void> {
   }
   const pageTimes: number[] = [];
   const totals: number[] = [];
+  const pagesCpu = await cpuPerRequest(pids, (2 * all.length) / 100, async () => {
   for (let pass = 0; pass < 2; pass++) {
     let cursor: string | null = null;
     let seen = 0;
@@ -148,17 +192,24 @@ async function run(target: Target): Promise<void> {
     totals.push(performance.now() - started);
     if (seen !== all.length) throw new Error(`read ${seen} cells, expected ${all.length}`);
   }
+  });
   print(formatSummary(`GET /cells whole rundown, page of 100 (${all.length} cells)`, summarize(pageTimes)));
   print(`${'whole-rundown read, all 500 pages'.padEnd(34)} totals ${totals.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
+  if (Object.keys(pids).length) print(`${'  CPU ms per page'.padEnd(34)} ${pagesCpu}`);
 
   // 3. One coordinate, sequential.
   const single: number[] = [];
-  for (let i = 0; i < warmup * 10 + reads; i++) {
+  const singleRead = async (i: number) => {
     const c = all[(i * 7919) % all.length]!;
     const ms = await timed(() => v1('GET', `/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`));
     if (i >= warmup * 10) single.push(ms);
-  }
+  };
+  for (let i = 0; i < warmup * 10; i++) await singleRead(i);
+  const singleCpu = await cpuPerRequest(pids, reads, async () => {
+    for (let i = warmup * 10; i < warmup * 10 + reads; i++) await singleRead(i);
+  });
   print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
+  if (Object.keys(pids).length) print(`${'  CPU ms per read'.padEnd(34)} ${singleCpu}`);
 
   // Baseline from the same run, on the same noisy machine: the cheapest authenticated read.
   const baseline: number[] = [];
@@ -217,7 +268,12 @@ if (values.url) {
     verbose: Boolean(process.env.BENCH_VERBOSE),
   });
   try {
-    await run({ baseUrl: system.ready.base_url, adminUrl: system.ready.admin_url, adminSecret: system.ready.admin_secret });
+    await run({
+      baseUrl: system.ready.base_url,
+      adminUrl: system.ready.admin_url,
+      adminSecret: system.ready.admin_secret,
+      ports: { gateway: system.ready.http_port, ...system.ready.grpc_ports },
+    });
     print(`telemetry: ${sink.received()} OTLP exports received; ${retried} requests retried (503 / revocation check unavailable)`);
   } finally {
     await system.stop();
