@@ -253,7 +253,8 @@ function checkContent(items: CellWrite[]): void {
   const issues: Issue[] = [];
   items.forEach((item, index) => {
     const [field, value] = 'text' in item.content ? ['content', item.content.text] : ['content_html', item.content.html];
-    if ([...value].length > limits.cellContentChars) {
+    // Code points, counted only when the UTF-16 length could exceed the limit (never below it).
+    if (value.length > limits.cellContentChars && [...value].length > limits.cellContentChars) {
       issues.push({ path: ['items', index, field], message: `At most ${limits.cellContentChars} characters.`, code: 'too_big' });
     }
   });
