@@ -13,6 +13,7 @@
 //                      staging and production deploy (sampling ratio 1); the default
 //     --traces sdk     the SDK loaded, nothing exported (the chart's default without an endpoint)
 //     --traces off     OTEL_SDK_DISABLED=true, for comparison only
+//     --profile <dir>  every service writes a CPU profile (node --cpu-prof) into <dir> when it stops
 //   Redis db BENCH_REDIS_DB (default 14), a throw-away PostgreSQL database.
 //
 // Traffic goes to loopback only, and every loop is bounded by time and by a request cap.
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     sequential: { type: 'string', default: '1000' },
     traces: { type: 'string', default: 'export' },
+    profile: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
   strict: true,
@@ -175,6 +177,7 @@ try {
       REDIS_URL: process.env.REDIS_URL ?? `redis://127.0.0.1:6379/${process.env.BENCH_REDIS_DB ?? 14}`,
       LOG_LEVEL: 'warn',
       LAUNCH_MODE: 'compiled',
+      ...(values.profile ? { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {}),
       ...(traces === 'off' ? { OTEL_SDK_DISABLED: 'true' } : { OTEL_SDK_DISABLED: 'false' }),
       ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' } : { OTEL_EXPORTER_OTLP_ENDPOINT: '' }),
     },

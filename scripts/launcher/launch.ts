@@ -99,7 +99,12 @@ export async function launch(options: LaunchOptions): Promise<void> {
     const mode = options.watch ? 'source' : runModeOf(env);
     if (mode === 'compiled') await step(ensureBuilt());
     if (stopping) return;
-    const commands = SERVICES.map((service) => serviceCommand(service.name, mode, { watch: options.watch === true }));
+    // LAUNCH_NODE_ARGS: extra node flags for every service (e.g. `--cpu-prof`, not allowed in NODE_OPTIONS).
+    const extraArgs = (env.LAUNCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const commands = SERVICES.map((service) => {
+      const command = serviceCommand(service.name, mode, { watch: options.watch === true });
+      return { ...command, args: [...extraArgs, ...command.args] };
+    });
     checkEntryPoints(commands.map((command) => command.entry));
 
     // 2. Data folder, databases, secrets.

@@ -168,7 +168,8 @@ export class RundownsService {
 
   async delete(ctx: CallerContext, id: string): Promise<void> {
     const scope = scopeOf(ctx);
-    if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
+    // As findVisible: an id that cannot exist (e.g. with U+0000, which PostgreSQL text refuses) names nothing.
+    if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
     if (!(await this.repo.softDelete(scope.teamId, id))) throw new AppError('rundowns.not_found');
   }
 
