@@ -32,10 +32,11 @@ export interface PublicAppOptions {
 }
 
 /**
- * The public listener. A v1 request goes: request id → authentication (header, or query on the
- * control surface) → rate limit (team bucket, or the address's without a valid token; headers on
- * every answer) → body (1 MB cap, JSON) → idempotency → validation → role → handler. The docs, the
- * OpenAPI document and every 404/405 are counted per address too. Health probes are not limited.
+ * The public listener. A v1 request goes: request id → authentication and role (one Redis round trip
+ * for revocation, limits and the team's count) → rate limit (the team's decision from that round
+ * trip, or the address's budget without a valid token; headers on every answer) → body (1 MB cap,
+ * JSON, depth) → idempotency → validation → handler. The docs, the OpenAPI document and every
+ * 404/405 are counted per address too (per team with a valid token). Health probes are not limited.
  */
 export function createPublicApp(options: PublicAppOptions): Express {
   const app = express();

@@ -1,4 +1,8 @@
 import { STATUS_CODES } from 'node:http';
+import { limits } from '../limits.js';
+
+/** A limit as the reference prints it (`1,000`); the number itself lives in the limits table. */
+const n = (value: number): string => value.toLocaleString('en-US');
 
 /**
  * The error catalogue: every code the service can answer with, its HTTP status, a default
@@ -70,7 +74,7 @@ const entries = {
   'payload.too_large': { status: 413, detail: 'The payload is too large.', details: ['limit', 'received', 'unit'] },
   'bulk.too_many_items': {
     status: 422,
-    detail: 'A bulk request carries at most 500 items.',
+    detail: `A bulk request carries at most ${n(limits.bulkItems)} items.`,
     details: ['limit', 'received', 'unit', 'resource'],
   },
   'plan.limit_exceeded': {
@@ -82,7 +86,7 @@ const entries = {
   // Idempotency
   'idempotency.invalid_key': {
     status: 400,
-    detail: 'An Idempotency-Key is at most 256 characters.',
+    detail: `An Idempotency-Key is at most ${n(limits.idempotencyKeyChars)} characters.`,
     details: ['key_length', 'max'],
   },
   'idempotency.in_flight': {
@@ -114,7 +118,7 @@ const entries = {
   'cues.empty_patch': { status: 422, detail: 'Send at least one field to change.' },
   'cues.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 1,000 cues, group children included.',
+    detail: `A rundown holds at most ${n(limits.cuesPerRundown)} cues, group children included.`,
     details: ['limit', 'received', 'unit'],
   },
   'cues.invalid_position': { status: 422, detail: 'The position is well-formed but impossible.' },
@@ -161,7 +165,7 @@ const entries = {
   },
   'columns.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 50 columns, private ones included.',
+    detail: `A rundown holds at most ${n(limits.columnsPerRundown)} columns, private ones included.`,
     details: ['limit', 'received', 'unit'],
   },
 
@@ -201,7 +205,7 @@ const entries = {
   },
   'mentions.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 100 mentions.',
+    detail: `A rundown holds at most ${n(limits.mentionsPerRundown)} mentions.`,
     details: ['rundown_id', 'max'],
   },
 
@@ -223,7 +227,7 @@ const entries = {
   },
   'text_variables.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 100 text variables.',
+    detail: `A rundown holds at most ${n(limits.textVariablesPerRundown)} text variables.`,
     details: ['attempted'],
   },
 
