@@ -1,6 +1,6 @@
 // `npm start` runs the compiled services; this builds them first when a source is newer than the
 // last build (an mtime check per workspace, so an unchanged tree starts at once).
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { LauncherError, REPO_ROOT, lastLines, log, run } from './util.js';
@@ -29,8 +29,8 @@ export function staleWorkspaces(): string[] {
   return pkg.workspaces.filter((workspace) => {
     const dir = path.join(REPO_ROOT, workspace);
     if (!existsSync(path.join(dir, 'tsconfig.build.json'))) return false;
-    // Our stamp, or the entry point tsc wrote (a plain `npm run build`, as CI runs before the tests).
-    const built = Math.max(...[STAMP, 'main.js', 'index.js'].map((file) => path.join(dir, 'dist', file)).map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0)));
+    // Our stamp if there is one, else the entry point tsc wrote (a plain `npm run build`, as CI runs before the tests).
+    const [built = 0] = [STAMP, 'main.js', 'index.js'].map((file) => path.join(dir, 'dist', file)).filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs);
     const inputs = Math.max(common, newestMtime(path.join(dir, 'src')), newestMtime(path.join(dir, 'tsconfig.build.json')), newestMtime(path.join(dir, 'package.json')));
     return inputs > built;
   });
@@ -46,7 +46,10 @@ export async function ensureBuilt(): Promise<void> {
     const dir = path.join(REPO_ROOT, workspace);
     const result = await run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json')], { timeoutMs: 300_000 });
     if (result.code !== 0) throw new LauncherError(`building ${workspace} failed; tsc says:`, lastLines(result.output, 60));
-    writeFileSync(path.join(dir, 'dist', STAMP), `${new Date().toISOString()}\n`);
+    // Stamped with the time the build started: a source saved while tsc ran is newer, so rebuilt next time.
+    const stamp = path.join(dir, 'dist', STAMP);
+    writeFileSync(stamp, `${new Date(started).toISOString()}\n`);
+    utimesSync(stamp, started / 1000, started / 1000);
     log(`built ${workspace} (${Date.now() - started} ms)`);
   }
 }

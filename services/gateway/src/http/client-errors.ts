@@ -37,7 +37,10 @@ export interface ClientErrorOptions {
  */
 export function answerClientErrors(server: Server, options: ClientErrorOptions): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    void answer(error, socket, options);
+    answer(error, socket, options).catch((err: unknown) => {
+      options.logger.error({ err }, 'could not answer a refused connection');
+      socket.destroy();
+    });
   });
 }
 
