@@ -18,9 +18,9 @@
 //
 // Traffic goes to loopback only, and every loop is bounded by time and by a request cap.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -85,6 +85,43 @@ async function startTraceSink(): Promise<{ url: string; server: Server; received
   return { url: `http://127.0.0.1:${port}`, server, received: () => received };
 }
 
+/**
+ * CPU time a process has used (user + system, ms), from /proc: on a shared machine, a process's CPU
+ * per request holds still where throughput follows the neighbours' load.
+ */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = 100; // USER_HZ, 100 on Linux
+
+/** The launcher's service processes by name (`gateway`, `auth`, `rundown`), from /proc's child lists. */
+function servicePids(launcherPid: number): Map<string, number> {
+  const found = new Map<string, number>();
+  const visit = (pid: number) => {
+    let children: number[] = [];
+    try {
+      children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+        readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+      );
+    } catch {
+      return;
+    }
+    for (const child of children) {
+      const cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8');
+      const name = /services\/([^/]+)\/(?:dist|src)\/main\./.exec(cmd)?.[1];
+      if (name) found.set(name, child);
+      visit(child);
+    }
+  };
+  visit(launcherPid);
+  return found;
+}
+
 interface Result {
   name: string;
   requests: number;
@@ -93,6 +130,8 @@ interface Result {
   throughput: number;
   p50: number;
   p99: number;
+  /** CPU ms per request of each process that served it (bare: the bare process; else each service). */
+  cpuPerRequest: Record<string, number>;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -112,11 +151,15 @@ interface Sample {
   latencies: number[];
   errors: number;
   seconds: number;
+  cpu: Record<string, number>;
 }
+
+let watched = new Map<string, number>();
 
 async function load(url: URL, headers: Record<string, string>, expectStatus: number, durationS: number): Promise<Sample> {
   const latencies: number[] = [];
   let errors = 0;
+  const cpuBefore = new Map([...watched].map(([name, pid]) => [name, cpuMs(pid)]));
   const started = performance.now();
   const deadline = started + durationS * 1000;
   const worker = async () => {
@@ -132,11 +175,13 @@ async function load(url: URL, headers: Record<string, string>, expectStatus: num
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { latencies, errors, seconds: (performance.now() - started) / 1000 };
+  const cpu = Object.fromEntries([...watched].map(([name, pid]) => [name, cpuMs(pid) - cpuBefore.get(name)!]));
+  return { latencies, errors, seconds: (performance.now() - started) / 1000, cpu };
 }
 
-function merge(name: string, samples: Sample[]): Result {
+function merge(name: string, samples: Sample[], processes: string[]): Result {
   const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const cpuPerRequest = Object.fromEntries(processes.map((p) => [p, samples.reduce((a, s) => a + (s.cpu[p] ?? 0), 0) / latencies.length]));
   const elapsed = samples.reduce((a, s) => a + s.seconds, 0);
   return {
     name,
@@ -146,6 +191,7 @@ function merge(name: string, samples: Sample[]): Result {
     throughput: latencies.length / elapsed,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    cpuPerRequest,
   };
 }
 
@@ -184,6 +230,7 @@ try {
   });
   cleanups.push(() => system.stop());
   const { ready } = system;
+  watched = new Map([['bare', bare.child.pid!], ...servicePids(ready.pid)]);
 
   // A paid team whose budget the bench cannot exhaust: the limiter runs on every request but never refuses.
   const team = await adminCall(ready.admin_url, ready.admin_secret, '/teams', { name: 'bench', plan: 'paid', rate_limit_per_minute: 1_000_000 });
@@ -199,10 +246,10 @@ try {
 
   const auth = { authorization: `Bearer ${String(viewer.token)}` };
   const targets = [
-    { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {} },
-    { name: 'gateway GET /healthz', url: new URL(`${ready.public_url}/healthz`), headers: {} },
-    { name: 'GET /v1/auth (authenticated)', url: new URL(`${ready.base_url}/auth`), headers: auth },
-    { name: 'GET /v1/rundowns/:id', url: new URL(`${ready.base_url}/rundowns/${rundownId}`), headers: auth },
+    { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {}, processes: ['bare'] },
+    { name: 'gateway GET /healthz', url: new URL(`${ready.public_url}/healthz`), headers: {}, processes: ['gateway'] },
+    { name: 'GET /v1/auth (authenticated)', url: new URL(`${ready.base_url}/auth`), headers: auth, processes: ['gateway'] },
+    { name: 'GET /v1/rundowns/:id', url: new URL(`${ready.base_url}/rundowns/${rundownId}`), headers: auth, processes: ['gateway', 'rundown'] },
   ];
   for (const t of targets) {
     const status = await once(t.url, t.headers);
@@ -215,7 +262,7 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const [i, t] of targets.entries()) samples[i]!.push(await load(t.url, t.headers, 200, seconds / rounds));
   }
-  const results = targets.map((t, i) => merge(t.name, samples[i]!));
+  const results = targets.map((t, i) => merge(t.name, samples[i]!, t.processes));
   const base = results[0]!;
 
   // Sequential reads on one keep-alive connection: the latency a single client sees.
@@ -238,7 +285,7 @@ try {
   const goals = { auth: 0.5, rundown: 0.25, sequentialP50: 1.5, sequentialP99: 5 };
   const ratios = { healthz: results[1]!.throughput / base.throughput, auth: results[2]!.throughput / base.throughput, rundown: results[3]!.throughput / base.throughput };
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ concurrency, seconds, rounds, traces, results, ratios, sequential, goals })}\n`);
+    process.stdout.write(`${JSON.stringify({ concurrency, seconds, rounds, traces, load: loadavg(), results, ratios, sequential, goals })}\n`);
   } else {
     const f = (n: number, w = 6) => n.toFixed(2).padStart(w);
     console.log(
@@ -252,7 +299,13 @@ try {
         `${r.name.padEnd(32)} ${String(r.requests).padStart(8)} ${r.throughput.toFixed(0).padStart(8)}   ${f(r.p50, 7)} ${f(r.p99, 7)}   ${(r.throughput / base.throughput).toFixed(2).padStart(7)}   ${r.errors}`,
       );
     }
-    console.log(`\nratios against bare Express (${base.throughput.toFixed(0)} req/s, same run):`);
+    const bareCpu = base.cpuPerRequest.bare!;
+    console.log(`\nCPU per request (µs, user + system, from /proc; holds still under the neighbours' load), and bare Express's CPU per request over it:`);
+    for (const r of results) {
+      const parts = Object.entries(r.cpuPerRequest).map(([p, ms]) => `${p} ${(ms * 1000).toFixed(0).padStart(5)} µs (${(bareCpu / ms).toFixed(2)})`);
+      console.log(`  ${r.name.padEnd(32)} ${parts.join('   ')}`);
+    }
+    console.log(`\nratios against bare Express (${base.throughput.toFixed(0)} req/s, same run; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores):`);
     console.log(`  GET /healthz        ${ratios.healthz.toFixed(2)}`);
     console.log(`  GET /v1/auth        ${ratios.auth.toFixed(2)}   (goal >= ${goals.auth})   ${ratios.auth >= goals.auth ? 'met' : 'NOT met'}`);
     console.log(`  GET /v1/rundowns/id ${ratios.rundown.toFixed(2)}   (goal >= ${goals.rundown})   ${ratios.rundown >= goals.rundown ? 'met' : 'NOT met'}`);
