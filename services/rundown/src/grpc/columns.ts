@@ -14,7 +14,7 @@ function columnMessage(c: ColumnRow): Column {
   };
 }
 
-function writeMessage(w: ColumnWrite): ColumnWriteResponse {
+export function writeMessage(w: ColumnWrite): ColumnWriteResponse {
   return { column: columnMessage(w.column), column_order: w.column_order, column_order_changed: w.column_order_changed };
 }
 
@@ -30,6 +30,5 @@ export function columnHandlers(columns: ColumnsService): ServiceBinding {
       const result = await columns.reorder(ctx, req.rundown_id, req.column_ids);
       return { items: result.items.map(columnMessage), column_order_changed: result.column_order_changed };
     },
-    adminCreateColumn: async (req) => writeMessage(await columns.adminCreate(req.rundown_id, req)),
   });
 }
