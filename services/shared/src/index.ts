@@ -17,3 +17,4 @@ export * from './proto-enums.js';
 export * from './bulk.js';
 export * from './outbox/index.js';
 export * from './services.js';
+export { setHttpRoute } from './telemetry-handle.js';
