@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { SERVICES } from './services.js';
 import { NODE_ARGS } from './util.js';
 
 /** What the launcher prints on its LAUNCHER_READY line. */
@@ -46,7 +47,7 @@ export function freePort(): Promise<number> {
 
 /** Ports for every listener, all free right now (tests and benchmarks never take the defaults). */
 export async function freePorts(): Promise<Record<string, string>> {
-  const names = ['HTTP_PORT', 'ADMIN_PORT', 'GATEWAY_GRPC_PORT', 'AUTH_GRPC_PORT', 'RUNDOWN_GRPC_PORT'];
+  const names = ['HTTP_PORT', 'ADMIN_PORT', ...SERVICES.map((s) => s.grpcPortEnv)];
   const ports = await Promise.all(names.map(() => freePort()));
   return Object.fromEntries(names.map((n, i) => [n, String(ports[i])]));
 }

@@ -60,6 +60,15 @@ export const SERVICES: readonly ServiceSpec[] = [
     }),
   },
   {
+    name: 'runner',
+    grpcPortEnv: 'RUNNER_GRPC_PORT',
+    grpcPortDefault: 50054,
+    migrate: true,
+    ready: 'grpc',
+    color: 'yellow',
+    env: (ctx) => ({ DATABASE_URL: ctx.databaseUrl, REDIS_URL: ctx.redisUrl }),
+  },
+  {
     name: 'gateway',
     grpcPortEnv: 'GATEWAY_GRPC_PORT',
     grpcPortDefault: 50050,

@@ -12,6 +12,7 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       ADMIN_SECRET: env.secret(16),
       AUTH_ADDR: env.address(),
       RUNDOWN_ADDR: env.address(),
+      RUNNER_ADDR: env.address(),
       REDIS_URL: env.url(['redis', 'rediss']),
       PUBLIC_URL: env.url(['http', 'https']).default('http://127.0.0.1:8080'),
       TOKEN_ENVIRONMENT: z.string().regex(/^[a-z0-9-]{1,32}$/).default('local'),

@@ -22,6 +22,8 @@ import { CuesService } from './domain/cues.js';
 import { CuesRepository } from './repositories/cues.js';
 import { rundownHandlers } from './grpc/handlers.js';
 import { cueHandlers } from './grpc/cues.js';
+import { PlayableOrderService } from './domain/playable-order.js';
+import { playableOrderHandlers } from './grpc/playable.js';
 
 const logger = createLogger('rundown');
 
@@ -52,6 +54,7 @@ export async function main(argv: string[]): Promise<void> {
         mentionHandlers(new MentionsService(access, new MentionsRepository())),
         textVariableHandlers(new TextVariablesService(access, new TextVariablesRepository())),
         outputMessageHandlers(new OutputMessageService(access, new OutputMessagesRepository())),
+        playableOrderHandlers(new PlayableOrderService(access, cuesRepo)),
       ],
       logger,
     });

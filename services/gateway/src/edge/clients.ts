@@ -5,6 +5,7 @@ import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues
 import { MentionServiceService } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import { OutputMessageServiceService } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import { TextVariableServiceService } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { GatewayConfig } from '../config.js';
 
@@ -16,6 +17,7 @@ export interface Clients {
   mentions: PromiseClient<typeof MentionServiceService>;
   textVariables: PromiseClient<typeof TextVariableServiceService>;
   outputMessage: PromiseClient<typeof OutputMessageServiceService>;
+  runner: PromiseClient<typeof RunnerServiceService>;
 }
 
 export function createClients(config: GatewayConfig): Clients {
@@ -29,6 +31,7 @@ export function createClients(config: GatewayConfig): Clients {
     mentions: createClient(MentionServiceService, config.RUNDOWN_ADDR, options),
     textVariables: createClient(TextVariableServiceService, config.RUNDOWN_ADDR, options),
     outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, options),
+    runner: createClient(RunnerServiceService, config.RUNNER_ADDR, options),
   };
 }
 

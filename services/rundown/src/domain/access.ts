@@ -16,8 +16,8 @@ export class RundownAccess {
     readonly repo: RundownsRepository,
   ) {}
 
-  read(reach: Reach, rundownId: string): Promise<RundownRow> {
-    return this.find(reach, rundownId);
+  read(reach: Reach, rundownId: string, tx?: EntityManager): Promise<RundownRow> {
+    return this.find(reach, rundownId, tx, false);
   }
 
   /**
@@ -28,7 +28,7 @@ export class RundownAccess {
     return this.repo.transaction(async (tx) => work(tx, await this.find(reach, rundownId, tx)));
   }
 
-  private find(reach: Reach, id: string, tx?: EntityManager): Promise<RundownRow> {
-    return this.rundowns.findVisible(reach === 'admin' ? 'admin' : scopeOf(reach), id, tx, tx !== undefined);
+  private find(reach: Reach, id: string, tx?: EntityManager, forUpdate = tx !== undefined): Promise<RundownRow> {
+    return this.rundowns.findVisible(reach === 'admin' ? 'admin' : scopeOf(reach), id, tx, forUpdate);
   }
 }

@@ -7,6 +7,7 @@ import { cueRoutes } from './cues.js';
 import { mentionRoutes } from './mentions.js';
 import { outputMessageRoutes } from './output-message.js';
 import { rundownRoutes } from './rundowns.js';
+import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
@@ -19,5 +20,6 @@ export function v1Routes(clients: Clients, urls: PublicUrls): RouteDef[] {
     ...mentionRoutes(clients, urls),
     ...textVariableRoutes(clients, urls),
     ...outputMessageRoutes(clients),
+    ...runnerRoutes(clients),
   ];
 }

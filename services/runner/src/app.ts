@@ -1,0 +1,37 @@
+import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { runnerConfig } from './config.js';
+import { RunnerService } from './domain/runner.js';
+import { RundownOrderSource } from './grpc/order-source.js';
+import { runnerHandlers } from './grpc/handlers.js';
+import { BullTimers } from './jobs/timers.js';
+import { migrations } from './migrations/index.js';
+import { RedisStatusSink } from './repositories/status-sink.js';
+import { ShowsRepository } from './repositories/shows.js';
+
+const logger = createLogger('runner');
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'migrate') return migrateAndExit('runner', migrations, logger);
+  await runService(logger, async () => {
+    const config = runnerConfig();
+    const db = createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations, applicationName: 'runner', poolSize: config.DB_POOL_SIZE });
+    await db.initialize();
+    const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS);
+    const timers = new BullTimers(config.REDIS_URL, logger);
+    const sink = new RedisStatusSink(config.REDIS_URL, logger);
+    const shows = new ShowsRepository();
+    const runner = new RunnerService(db, shows, orders, timers, sink);
+    // Jobs a crash may have lost between a commit and their placement come back from the rows.
+    for (const show of await shows.pendingJobs(db)) await timers.replace([], show.jobs);
+    await timers.start((job) => runner.fire(job), config.TIMER_CONCURRENCY);
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [runnerHandlers(runner)], logger });
+    logger.info({ port: grpc.port }, 'runner service ready');
+    return async () => {
+      await grpc.shutdown();
+      await timers.close();
+      sink.close();
+      orders.close();
+      await db.destroy();
+    };
+  });
+}

@@ -1,0 +1,21 @@
+import { env, loadConfig } from '@rundown/shared';
+
+export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(
+    {
+      GRPC_PORT: env.port(50054),
+      DATABASE_URL: env.url(['postgres', 'postgresql']),
+      // BullMQ's delayed jobs (the show's timing) and the status read model.
+      REDIS_URL: env.url(['redis', 'rediss']),
+      RUNDOWN_ADDR: env.address(),
+      LOG_LEVEL: env.logLevel(),
+      DB_POOL_SIZE: env.int(10, 1),
+      /** Due jobs one replica handles at once (each is one short transaction). */
+      TIMER_CONCURRENCY: env.int(32, 1),
+      GRPC_DEADLINE_MS: env.int(5_000, 100),
+    },
+    source,
+  );
+}
+
+export type RunnerConfig = ReturnType<typeof runnerConfig>;
