@@ -14,3 +14,4 @@ export * from './grpc/server.js';
 export * from './grpc/client.js';
 export * from './proto-enums.js';
 export * from './bulk.js';
+export * from './outbox/index.js';

@@ -1,0 +1,47 @@
+import { Event, Kind } from '../generated/rundown/events/v1/events.js';
+import { newId } from '../ids.js';
+
+export { Event, Kind };
+
+/** The payload cases of an event (the SSE event names of CONTRACT §7, `status` included). */
+export type EventPayload = NonNullable<Event['payload']>;
+
+const kindOf: Record<EventPayload['$case'], Kind> = {
+  rundown: Kind.KIND_RUNDOWN,
+  cue: Kind.KIND_CUE,
+  column: Kind.KIND_COLUMN,
+  cell: Kind.KIND_CELL,
+  mention: Kind.KIND_MENTION,
+  text_variable: Kind.KIND_TEXT_VARIABLE,
+  output_message: Kind.KIND_OUTPUT_MESSAGE,
+  status: Kind.KIND_STATUS,
+};
+
+/**
+ * A new event: a fresh `evt_` id, the kind that agrees with the payload, `occurred_at` now. The
+ * `source` is the outbox's, filled in by `Outbox.enqueue`.
+ */
+export function newEvent(rundownId: string, teamId: string, payload: EventPayload, occurredAt = new Date()): Event {
+  return {
+    event_id: newId('evt'),
+    rundown_id: rundownId,
+    team_id: teamId,
+    kind: kindOf[payload.$case],
+    occurred_at: occurredAt,
+    source: '',
+    payload,
+  };
+}
+
+/**
+ * The one wire encoding of an event wherever it is stored (the outbox row, the Redis Stream entry):
+ * the protobuf binary encoding of `rundown.events.v1.Event`. Compact, versioned by the proto, and
+ * decodable by any consumer with the generated code.
+ */
+export function encodeEvent(event: Event): Buffer {
+  return Buffer.from(Event.encode(event).finish());
+}
+
+export function decodeEvent(bytes: Uint8Array): Event {
+  return Event.decode(bytes);
+}

@@ -1,0 +1,207 @@
+import type { Redis } from 'ioredis';
+import pg from 'pg';
+import type { DataSource } from 'typeorm';
+import type { Db } from '../db.js';
+import type { Logger } from '../logger.js';
+import { appendScript } from './append-script.js';
+import { encodeEvent, type Event } from './codec.js';
+import { eventKeys } from './keys.js';
+
+/** How long and how much each rundown's stream keeps (CONTRACT §7 needs >= 5 min or 1,000 events). */
+export interface RetentionOptions {
+  /** Entries kept per rundown regardless of age (default 10,000). */
+  maxLength: number;
+  /** Entries younger than this are kept regardless of count (default 24 h). */
+  maxAgeMs: number;
+  /** The index stream's count floor (default 1,000,000); it shares `maxAgeMs`. */
+  indexMaxLength: number;
+  /** A rundown's stream untouched this long is removed (default 7 days; 0 keeps it forever). */
+  idleTtlMs: number;
+}
+
+export const defaultRetention: RetentionOptions = {
+  maxLength: 10_000,
+  maxAgeMs: 24 * 3_600_000,
+  indexMaxLength: 1_000_000,
+  idleTtlMs: 7 * 24 * 3_600_000,
+};
+
+export interface RelayOptions {
+  db: DataSource;
+  /** For the LISTEN connection (the pool's connections come and go). */
+  databaseUrl: string;
+  redis: Redis;
+  logger: Logger;
+  retention?: Partial<RetentionOptions>;
+  /** Safety-net poll when no notification arrives (default 1,000 ms). */
+  pollMs?: number;
+  /** Rows per relay transaction (default 500). */
+  batchSize?: number;
+}
+
+export interface OutboxRelay {
+  /** Relays everything committed so far (as leader) and answers how many events it appended. */
+  drain(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The append script, as ioredis defines it on the connection (and its pipelines). */
+interface AppendCommand {
+  outboxAppend(...args: (string | Buffer | number)[]): unknown;
+}
+
+const relayLockKey = (schema: string) => `outbox-relay:${schema}`;
+const channelOf = (schema: string) => `outbox_${schema}`;
+
+/**
+ * A service's transactional outbox: `enqueue` writes events in the caller's transaction; `startRelay`
+ * moves committed events to the rundowns' Redis Streams. See README.md beside this file.
+ */
+export class Outbox {
+  constructor(
+    /** The service's PostgreSQL schema, which holds its `outbox` table. */
+    readonly schema: string,
+    /** The service's name, stamped on its events and used to recognise a repeated append. */
+    readonly source: string,
+  ) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`outbox: bad schema name "${schema}"`);
+  }
+
+  /**
+   * Inserts the events into this service's outbox inside the caller's transaction `tx`: they commit
+   * or roll back with the write. Call it last in the transaction. It takes a transaction-level
+   * advisory lock per rundown before the rows get their `seq`, so two transactions of one rundown
+   * get their seqs in commit order (the relay relies on it) even in a service that does not lock
+   * the rundown itself; it also NOTIFYs the relay, which PostgreSQL delivers at commit.
+   */
+  async enqueue(tx: Db, events: Event[]): Promise<void> {
+    if (!events.length) return;
+    // The aggregate sub-select takes every lock (sorted: no deadlock between two multi-rundown
+    // writers) before the join yields its first row, hence before any seq is drawn.
+    await tx.query(
+      `INSERT INTO "${this.schema}".outbox (rundown_id, event)
+       SELECT u.rundown_id, u.event
+       FROM (SELECT count(pg_advisory_xact_lock(hashtext('outbox:' || d.r))) AS locked
+             FROM (SELECT DISTINCT r FROM unnest($2::text[]) AS r ORDER BY r) AS d) AS l,
+            (SELECT pg_notify($1, '')::text AS notified) AS n,
+            unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(rundown_id, event, ord)
+       ORDER BY u.ord`,
+      [channelOf(this.schema), events.map((e) => e.rundown_id), events.map((e) => encodeEvent({ ...e, source: this.source }))],
+    );
+  }
+
+  /**
+   * Starts the relay of this service's outbox (every replica runs one; one at a time relays, see
+   * `drain`). It drains at start, on every NOTIFY from a committing write, and every `pollMs`.
+   */
+  async startRelay(options: RelayOptions): Promise<OutboxRelay> {
+    const retention = { ...defaultRetention, ...options.retention };
+    const batchSize = options.batchSize ?? 500;
+    const { db, redis, logger } = options;
+    const schema = this.schema;
+    const source = this.source;
+    if (!('outboxAppend' in redis)) redis.defineCommand('outboxAppend', { numberOfKeys: 3, lua: appendScript });
+
+    /** One batch in one transaction, as the leader or not at all. Answers [appended, rows]. */
+    const relayBatch = (): Promise<[number, number]> =>
+      db.transaction(async (tx) => {
+        const [lock] = (await tx.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS leader', [relayLockKey(schema)])) as {
+          leader: boolean;
+        }[];
+        if (!lock?.leader) return [0, 0];
+        const rows = (await tx.query(`SELECT o.seq::text AS seq, o.rundown_id, o.event FROM "${schema}".outbox o ORDER BY o.seq LIMIT $1`, [
+          batchSize,
+        ])) as { seq: string; rundown_id: string; event: Buffer }[];
+        if (!rows.length) return [0, 0];
+        // One pipeline, in seq order: per rundown that is commit order (see enqueue).
+        const pipeline = redis.pipeline();
+        for (const row of rows) {
+          (pipeline as unknown as AppendCommand).outboxAppend(
+            eventKeys.rundown(row.rundown_id),
+            eventKeys.relayed(row.rundown_id),
+            eventKeys.index,
+            source,
+            row.seq,
+            row.event,
+            row.rundown_id,
+            retention.maxLength,
+            retention.maxAgeMs,
+            retention.indexMaxLength,
+            retention.idleTtlMs,
+          );
+        }
+        const results = (await pipeline.exec()) ?? [];
+        let appended = 0;
+        for (const [error, id] of results) {
+          if (error) throw error;
+          if (id !== null) appended++;
+        }
+        await tx.query(`DELETE FROM "${schema}".outbox WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
+        return [appended, rows.length];
+      });
+
+    let running: Promise<number> | undefined;
+    let again = false;
+    let stopped = false;
+
+    const drainOnce = async (): Promise<number> => {
+      let total = 0;
+      for (;;) {
+        again = false;
+        const [appended, rows] = await relayBatch();
+        total += appended;
+        // A full batch, or a notification during the batch: there may be more.
+        if (rows < batchSize && !again) return total;
+      }
+    };
+
+    /** Drains, or marks that the running drain must look again (a commit it may not have seen). */
+    const drain = (): Promise<number> => {
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = drainOnce().finally(() => {
+        running = undefined;
+      });
+      return running;
+    };
+
+    const kick = () => {
+      if (stopped) return;
+      drain().catch((err: unknown) => logger.warn({ err }, 'outbox relay failed; retrying at the next poll'));
+    };
+
+    // LISTEN on a connection of its own; reconnects after a loss (the poll covers the gap).
+    let listener: pg.Client | undefined;
+    let reconnect: NodeJS.Timeout | undefined;
+    const listen = async () => {
+      const client = new pg.Client({ connectionString: options.databaseUrl, application_name: `${source}-outbox-relay` });
+      client.on('notification', kick);
+      client.on('error', (err) => {
+        logger.warn({ err }, 'outbox relay lost its LISTEN connection');
+        client.end().catch(() => undefined);
+        if (listener === client) listener = undefined;
+        if (!stopped) reconnect = setTimeout(() => void listen().catch(() => undefined), 1_000);
+      });
+      await client.connect();
+      await client.query(`LISTEN ${channelOf(schema)}`);
+      listener = client;
+      kick();
+    };
+    await listen();
+    const poll = setInterval(kick, options.pollMs ?? 1_000);
+    poll.unref();
+
+    return {
+      drain,
+      stop: async () => {
+        stopped = true;
+        clearInterval(poll);
+        if (reconnect) clearTimeout(reconnect);
+        await running?.catch(() => undefined);
+        await listener?.end().catch(() => undefined);
+      },
+    };
+  }
+}

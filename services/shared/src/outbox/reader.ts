@@ -1,0 +1,82 @@
+import type { Redis } from 'ioredis';
+import { decodeEvent, type Event } from './codec.js';
+import { eventKeys } from './keys.js';
+
+/** An event as read from its rundown's stream: `id` is its position there (`<ms>-<n>`, the SSE id). */
+export interface StreamedEvent {
+  id: string;
+  event: Event;
+}
+
+/** An index entry: rundown `rundown_id` has a new event at `event_id` in its stream. */
+export interface IndexEntry {
+  id: string;
+  rundown_id: string;
+  event_id: string;
+}
+
+export interface ReadOptions {
+  /** At most this many entries (default 100). */
+  count?: number;
+  /** Wait up to this long for the first entry when none is there yet (omitted: answer at once). */
+  blockMs?: number;
+}
+
+/** Stream ids compare as (ms, n) pairs; `'0-0'` is before everything. */
+export function compareEventIds(a: string, b: string): number {
+  const [am = 0, an = 0] = a.split('-').map(Number);
+  const [bm = 0, bn = 0] = b.split('-').map(Number);
+  return am - bm || an - bn;
+}
+
+type RawEntries = [Buffer, Buffer[]][];
+
+function fields(raw: Buffer[]): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (let i = 0; i + 1 < raw.length; i += 2) out.set(raw[i]!.toString(), raw[i + 1]!);
+  return out;
+}
+
+async function xread(redis: Redis, key: string, after: string, options: ReadOptions): Promise<RawEntries> {
+  const args: (string | number)[] = ['COUNT', options.count ?? 100];
+  if (options.blockMs !== undefined) args.push('BLOCK', options.blockMs);
+  const reply = (await (redis.xreadBuffer as (...a: (string | number)[]) => Promise<[Buffer, RawEntries][] | null>)(
+    ...args,
+    'STREAMS',
+    key,
+    after,
+  )) as [Buffer, RawEntries][] | null;
+  return reply?.[0]?.[1] ?? [];
+}
+
+/**
+ * The rundown's events after `after` (an event id; `'0-0'` for the oldest kept; `'$'` for only
+ * new ones, with `blockMs`), decoded, in order. A caller replaying from Last-Event-ID passes it
+ * here; when `after` is older than the oldest kept entry (trimmed), the first entry answered is the
+ * oldest kept one, which `isContinuous` can check.
+ */
+export async function readRundownEvents(redis: Redis, rundownId: string, after: string, options: ReadOptions = {}): Promise<StreamedEvent[]> {
+  const entries = await xread(redis, eventKeys.rundown(rundownId), after, options);
+  return entries.map(([id, raw]) => ({ id: id.toString(), event: decodeEvent(fields(raw).get('e') ?? Buffer.alloc(0)) }));
+}
+
+/**
+ * Whether the rundown's stream still holds everything after `after` (nothing was trimmed in between),
+ * so a replay from it is complete; otherwise a consumer must resynchronise from a full read.
+ */
+export async function isContinuous(redis: Redis, rundownId: string, after: string): Promise<boolean> {
+  const first = (await redis.xrange(eventKeys.rundown(rundownId), '-', '+', 'COUNT', 1))[0];
+  // An empty stream after an id: nothing was kept, so only the very start ('0-0') is continuous.
+  if (!first) return after === '0-0';
+  const trimmed = await redis.hget(eventKeys.relayed(rundownId), '~trimmed');
+  return trimmed === null || compareEventIds(after, trimmed) >= 0;
+}
+
+/** Entries of the index (every append of every rundown) after `after`; `'$'` with `blockMs` to follow. */
+export async function readEventIndex(redis: Redis, after: string, options: ReadOptions = {}): Promise<IndexEntry[]> {
+  const entries = await xread(redis, eventKeys.index, after, options);
+  return entries.map(([id, raw]) => {
+    const f = fields(raw);
+    return { id: id.toString(), rundown_id: f.get('r')?.toString() ?? '', event_id: f.get('id')?.toString() ?? '' };
+  });
+}

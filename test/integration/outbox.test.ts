@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
+import {
+  compareEventIds,
+  createDataSource,
+  createLogger,
+  eventKeys,
+  isContinuous,
+  newEvent,
+  Outbox,
+  outboxTableSql,
+  readEventIndex,
+  readRundownEvents,
+  type OutboxRelay,
+} from '@rundown/shared';
+import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
+
+/**
+ * The outbox library against real PostgreSQL and Redis, in a scratch schema of its own: what
+ * commits is relayed once, in commit order per rundown, whatever dies in between and however many
+ * relays run.
+ */
+const schema = `outbox_it_${randomBytes(3).toString('hex')}`;
+const outbox = new Outbox(schema, 'it');
+const logger = createLogger('outbox-it', 'silent');
+let db: DataSource;
+let redis: Redis;
+const relays: OutboxRelay[] = [];
+
+beforeAll(async () => {
+  db = createDataSource({ url: inject('databaseUrl'), schema, migrations: [], applicationName: 'it-outbox', poolSize: 12 });
+  await db.initialize();
+  await db.query(`CREATE SCHEMA "${schema}"`);
+  for (const sql of outboxTableSql(schema)) await db.query(sql);
+  redis = new Redis(inject('redisUrl'));
+});
+
+afterAll(async () => {
+  await Promise.all(relays.map((r) => r.stop()));
+  await db.query(`DROP SCHEMA "${schema}" CASCADE`);
+  await db.destroy();
+  redis.disconnect();
+});
+
+const rundownId = () => `rd_${randomBytes(9).toString('base64url')}`;
+
+/** A text-variable event whose value names it, so a stream's order can be read back. */
+const event = (rundown: string, label: string) =>
+  newEvent(rundown, 'team_it', {
+    $case: 'text_variable',
+    value: { change: Change.CHANGE_UPDATED, key: 'k', text_variable: { key: 'k', value: label, created_at: '', updated_at: '' } },
+  });
+
+const labels = async (rundown: string) =>
+  (await readRundownEvents(redis, rundown, '0-0', { count: 10_000 })).map((e) =>
+    e.event.payload?.$case === 'text_variable' ? e.event.payload.value.text_variable?.value : '?',
+  );
+
+async function write(rundown: string, ...names: string[]) {
+  await db.transaction((tx) => outbox.enqueue(tx, names.map((n) => event(rundown, n))));
+}
+
+async function startRelay(options: { pollMs?: number; batchSize?: number; maxLength?: number } = {}) {
+  const relay = await outbox.startRelay({
+    db,
+    databaseUrl: inject('databaseUrl'),
+    redis,
+    logger,
+    pollMs: options.pollMs ?? 60_000,
+    batchSize: options.batchSize,
+    retention: options.maxLength ? { maxLength: options.maxLength, maxAgeMs: 0 } : undefined,
+  });
+  relays.push(relay);
+  return relay;
+}
+
+async function stop(relay: OutboxRelay) {
+  await relay.stop();
+  relays.splice(relays.indexOf(relay), 1);
+}
+
+async function until(check: () => Promise<boolean>, ms = 5_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('transactional outbox', () => {
+  it('relays events committed while no relay ran, once and in order; a rolled-back write leaves nothing', async () => {
+    const rd = rundownId();
+    await write(rd, 'a', 'b');
+    await db
+      .transaction(async (tx) => {
+        await outbox.enqueue(tx, [event(rd, 'rolled back')]);
+        throw new Error('abort');
+      })
+      .catch(() => undefined);
+    await write(rd, 'c');
+    expect(await labels(rd)).toEqual([]);
+
+    const relay = await startRelay(); // drains what waited at start
+    await until(async () => (await labels(rd)).length === 3);
+    await relay.drain();
+    expect(await labels(rd)).toEqual(['a', 'b', 'c']);
+    const [left] = (await db.query(`SELECT count(*)::int AS n FROM "${schema}".outbox`)) as { n: number }[];
+    expect(left?.n).toBe(0);
+    await stop(relay);
+  });
+
+  it('delivers a committed event within milliseconds through NOTIFY, without a poll', async () => {
+    const relay = await startRelay({ pollMs: 60_000 });
+    const rd = rundownId();
+    const started = Date.now();
+    await write(rd, 'fast');
+    await until(async () => (await labels(rd)).length === 1, 2_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await stop(relay);
+  });
+
+  it('never appends a relayed event twice: rows left behind by a relay that died before deleting them are skipped', async () => {
+    const rd = rundownId();
+    await write(rd, 'x', 'y');
+    const rows = (await db.query(`SELECT seq, rundown_id, event FROM "${schema}".outbox WHERE rundown_id = $1 ORDER BY seq`, [rd])) as {
+      seq: string;
+      rundown_id: string;
+      event: Buffer;
+    }[];
+    const relay = await startRelay();
+    await relay.drain();
+    expect(await labels(rd)).toEqual(['x', 'y']);
+    // The relay appended and then "died" before its DELETE committed: the same rows are back.
+    await db.query(`INSERT INTO "${schema}".outbox (seq, rundown_id, event) SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])`, [
+      rows.map((r) => r.seq),
+      rows.map((r) => r.rundown_id),
+      rows.map((r) => r.event),
+    ]);
+    expect(await relay.drain()).toBe(0);
+    await write(rd, 'z');
+    await relay.drain();
+    expect(await labels(rd)).toEqual(['x', 'y', 'z']);
+    await stop(relay);
+  });
+
+  it('two relays and concurrent writers: every event once, each rundown in its commit order, ids increasing', async () => {
+    const a = await startRelay({ batchSize: 7, pollMs: 20 });
+    const b = await startRelay({ batchSize: 7, pollMs: 20 });
+    const rundowns = [rundownId(), rundownId(), rundownId()];
+    // Writers of one rundown run one after another (as under the rundown row lock); rundowns interleave.
+    await Promise.all(
+      rundowns.map(async (rd) => {
+        for (let i = 0; i < 40; i++) await write(rd, `${i}`);
+      }),
+    );
+    await until(async () => (await Promise.all(rundowns.map(labels))).every((l) => l.length >= 40));
+    await Promise.all([a.drain(), b.drain()]);
+    for (const rd of rundowns) {
+      expect(await labels(rd)).toEqual(Array.from({ length: 40 }, (_, i) => `${i}`));
+      const ids = (await readRundownEvents(redis, rd, '0-0', { count: 100 })).map((e) => e.id);
+      expect(ids.every((id, i) => i === 0 || compareEventIds(ids[i - 1]!, id) < 0)).toBe(true);
+    }
+    const index = await readEventIndex(redis, '0-0', { count: 1_000_000 });
+    for (const rd of rundowns) expect(index.filter((e) => e.rundown_id === rd)).toHaveLength(40);
+    await Promise.all([stop(a), stop(b)]);
+  });
+
+  it('keeps commit order when writers of one rundown race (the enqueue lock orders their seqs)', async () => {
+    const relay = await startRelay({ pollMs: 20 });
+    const rd = rundownId();
+    // Each transaction enqueues, then holds on for a random while before committing.
+    const committed: string[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        db.transaction(async (tx) => {
+          await outbox.enqueue(tx, [event(rd, `${i}`)]);
+          await new Promise((r) => setTimeout(r, Math.random() * 20));
+          committed.push(`${i}`);
+        }),
+      ),
+    );
+    await until(async () => (await labels(rd)).length === 20);
+    expect(await labels(rd)).toEqual(committed);
+    await stop(relay);
+  });
+
+  it('trims a stream past its length floor once entries are past their age, and says when a replay is incomplete', async () => {
+    const relay = await startRelay({ maxLength: 5 });
+    const rd = rundownId();
+    const first = rundownId();
+    await write(first, 'only');
+    await relay.drain();
+    const [firstId] = (await readRundownEvents(redis, first, '0-0')).map((e) => e.id);
+    for (let i = 0; i < 12; i++) await write(rd, `${i}`);
+    await relay.drain();
+    // Age 0: everything older than the newest append's millisecond is past its age.
+    await new Promise((r) => setTimeout(r, 5));
+    await write(rd, '12');
+    await relay.drain();
+    const kept = await readRundownEvents(redis, rd, '0-0', { count: 100 });
+    expect(kept.map((e) => e.event.payload?.$case === 'text_variable' && e.event.payload.value.text_variable?.value)).toEqual(
+      ['8', '9', '10', '11', '12'],
+    );
+    expect(await redis.xlen(eventKeys.rundown(rd))).toBe(5);
+    expect(await isContinuous(redis, rd, kept[0]!.id)).toBe(true);
+    expect(await isContinuous(redis, rd, '0-0')).toBe(false);
+    expect(await isContinuous(redis, first, firstId!)).toBe(true);
+    await stop(relay);
+  });
+});
