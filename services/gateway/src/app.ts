@@ -11,6 +11,7 @@ import { createAdminApp } from './http/admin/server.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
 import { v1Routes } from './http/v1/index.js';
+import { RunnerStatusReader } from './read-models/runner-status.js';
 
 const logger = createLogger('gateway');
 
@@ -66,7 +67,7 @@ export async function main(): Promise<void> {
     };
     void loadKeys();
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls),
+      routes: v1Routes(clients, urls, new RunnerStatusReader(redis, logger)),
       authenticator,
       urls,
       logger,
