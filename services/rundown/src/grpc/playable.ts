@@ -1,7 +1,7 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
 import { PlayableOrderServiceService } from '@rundown/shared/proto/rundown/rundown/v1/playable';
 import type { PlayableOrderService } from '../domain/playable-order.js';
-import { cueMessage } from './cues.js';
+import { cueMessage } from './messages.js';
 
 /**
  * gRPC ↔ domain mapping for the runner's question. A call without a team is the runner acting on
