@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { readRundownEvents } from '@rundown/shared';
 import { createRundown, createTeam, system, v1 } from '../support/client.js';
 import { query } from '../support/db.js';
+import { startGateway } from '../support/gateway.js';
 
 // A show that lives while its rundown is edited: every runner change is a `status` domain event in
 // the rundown's stream (through the runner's outbox), edits keep next_cue right, and the read
@@ -35,6 +36,11 @@ const statusOf = async (id: string) => {
   const res = await v1('GET', `/rundowns/${id}/status`, { token: caller });
   expect(res.status, res.text).toBe(200);
   return res.body.data;
+};
+
+const v1Via = async (baseUrl: string, path: string) => {
+  const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${caller}` } });
+  return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
 };
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
@@ -134,6 +140,21 @@ describe('edits during a show', () => {
 });
 
 describe('read model', () => {
+  it('a second gateway serves each change made through the first (its memory follows the runner’s channel)', async () => {
+    const s = await show(['A', 'B', 'C']);
+    const other = await startGateway();
+    try {
+      const read = async () => (await v1Via(other.baseUrl, `/rundowns/${s.id}/status`)).body.data;
+      expect((await read()).phase).toBe('pre-show');
+      for (const verb of ['start', 'next', 'pause', 'next', 'end']) {
+        const changed = await act(s.id, verb);
+        expect(await read()).toEqual({ ...changed, server_time: expect.any(Number) });
+      }
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('serves what PostgreSQL has (same revision, same cues) and is cleaned up with the rundown', async () => {
     const s = await show(['A', 'B']);
     await act(s.id, 'start');

@@ -66,8 +66,11 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
+    // The runner's status channel (a subscriber connection is dedicated to it).
+    const statusChannel = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls, new RunnerStatusReader(redis, logger)),
+      routes: v1Routes(clients, urls, runnerStatus),
       authenticator,
       urls,
       logger,
@@ -86,6 +89,7 @@ export async function main(): Promise<void> {
       ready = true; // stop the key loop
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
+      statusChannel.disconnect();
       redis.disconnect();
     };
   });
