@@ -33,7 +33,8 @@ function services(db: DataSource) {
   const events = new OutboxEventLog();
   const rundownsRepo = new RundownsRepository(db);
   const cuesRepo = new CuesRepository(db);
-  const rundowns = new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, pendingCellStore, events);
+  // The quota auth would answer (plan facts come from auth, not from the caller).
+  const rundowns = new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, pendingCellStore, events, { maxRundowns: () => Promise.resolve(100) });
   const access = new RundownAccess(rundowns, rundownsRepo, events);
   return {
     rundowns,
@@ -70,7 +71,7 @@ async function startRelays() {
   }
 }
 
-const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER', maxRundowns: 100 });
+const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER' });
 
 /** The stream as `kind change id` lines (plus the record's title/name/value where it has one). */
 async function stream(rundownId: string) {

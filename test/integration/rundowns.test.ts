@@ -10,11 +10,13 @@ import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js'
 
 let db: DataSource;
 let rundowns: RundownsService;
+/** The quota auth would answer: 10, as the free plan (the racing test counts against it). */
+const quota = { maxRundowns: () => Promise.resolve(10) };
 
 beforeAll(async () => {
   db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: 'it-rundown', poolSize: 20 });
   await db.initialize();
-  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), pendingCellStore, new OutboxEventLog());
+  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), pendingCellStore, new OutboxEventLog(), quota);
 });
 
 afterAll(async () => {
@@ -27,7 +29,7 @@ describe('rundowns against PostgreSQL', () => {
   it('never lets racing creates overrun the plan quota', async () => {
     const team = `team_race_${Date.now()}`;
     const results = await Promise.allSettled(
-      Array.from({ length: 16 }, (_, i) => rundowns.create(ctx(team, { maxRundowns: 10 }), { title: `r${i}`, timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] })),
+      Array.from({ length: 16 }, (_, i) => rundowns.create(ctx(team), { title: `r${i}`, timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] })),
     );
     const created = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
@@ -41,7 +43,7 @@ describe('rundowns against PostgreSQL', () => {
   it('creates columns and cues in the same transaction and leaves nothing behind when it fails', async () => {
     const team = `team_tx_${Date.now()}`;
     await expect(
-      rundowns.create(ctx(team, { maxRundowns: 5 }), {
+      rundowns.create(ctx(team), {
         title: 'dup',
         timezone: null,
         start_time: null,
@@ -60,8 +62,8 @@ describe('rundowns against PostgreSQL', () => {
   it('shows a rundown-scoped caller only its rundown', async () => {
     const team = `team_scope_${Date.now()}`;
     const input = { timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] };
-    const a = await rundowns.create(ctx(team, { maxRundowns: 5 }), { title: 'a', ...input });
-    const b = await rundowns.create(ctx(team, { maxRundowns: 5 }), { title: 'b', ...input });
+    const a = await rundowns.create(ctx(team), { title: 'a', ...input });
+    const b = await rundowns.create(ctx(team), { title: 'b', ...input });
     const scoped = ctx(team, { tokenRundownId: a.id, role: 'EDIT' });
     expect((await rundowns.list(scoped, 10, undefined)).items.map((r) => r.id)).toEqual([a.id]);
     await expect(rundowns.get(scoped, b.id)).rejects.toMatchObject({ code: 'rundowns.not_found' });

@@ -1,6 +1,9 @@
 import { Redis } from 'ioredis';
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { createClient, createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { planFactsFromAuth } from './clients/auth.js';
 import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
+import { rundownAdminHandlers } from './grpc/admin.js';
 import { rundownConfig } from './config.js';
 import { RundownAccess } from './domain/access.js';
 import { noCellsYet } from './domain/cells-port.js';
@@ -54,28 +57,35 @@ export async function main(argv: string[]): Promise<void> {
     const events = new OutboxEventLog();
     const rundownsRepo = new RundownsRepository(db);
     const cuesRepo = new CuesRepository(db);
-    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore, events);
+    // Calls this service makes on its own behalf carry its own signed identity.
+    const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'rundown' });
+    const auth = createClient(AuthServiceService, config.AUTH_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
+    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore, events, planFactsFromAuth(auth));
     // Every content write of a rundown goes through this: it locks the rundown row first.
     const access = new RundownAccess(rundowns, rundownsRepo, events);
     const cues = new CuesService(rundowns, access, cuesRepo);
+    const columns = new ColumnsService(access, new ColumnsRepository(), noCellsYet);
+    const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
     const grpc = await startGrpcServer({
+      ...trust,
       port: config.GRPC_PORT,
       services: [
         rundownHandlers(rundowns, cues),
         cueHandlers(cues),
-        columnHandlers(new ColumnsService(access, new ColumnsRepository(), noCellsYet)),
+        columnHandlers(columns),
         mentionHandlers(new MentionsService(access, new MentionsRepository())),
         textVariableHandlers(new TextVariablesService(access, new TextVariablesRepository())),
         outputMessageHandlers(new OutputMessageService(access, new OutputMessagesRepository())),
         playableOrderHandlers(new PlayableOrderService(access, cuesRepo)),
       ],
-      logger,
     });
-    logger.info({ port: grpc.port }, 'rundown service ready');
+    const admin = await startGrpcServer({ ...trust, port: config.ADMIN_GRPC_PORT, services: [rundownAdminHandlers(cues, columns)] });
+    logger.info({ port: grpc.port, admin_port: admin.port }, 'rundown service ready');
     return async () => {
-      await grpc.shutdown();
+      await Promise.all([grpc.shutdown(), admin.shutdown()]);
       await relay.stop();
       redis.disconnect();
+      auth.close();
       await db.destroy();
     };
   });

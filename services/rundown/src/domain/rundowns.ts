@@ -1,4 +1,4 @@
-import { AppError, limits, looksLikeId, newId, plans, type CallerContext, type Issue } from '@rundown/shared';
+import { AppError, limits, looksLikeId, newId, type CallerContext, type Issue } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
@@ -65,6 +65,11 @@ export const pendingCellStore: CellStore = {
   writeForNewRundown: async () => undefined,
 };
 
+/** Plan facts, asked of their owner (the auth service), never read from what a caller sent. */
+export interface PlanFacts {
+  maxRundowns(teamId: string, requestId: string): Promise<number>;
+}
+
 export interface UpdateRundownInput {
   title?: string;
   timezone?: string | null;
@@ -91,12 +96,13 @@ export class RundownsService {
     private readonly cues: CuesRepository,
     private readonly cells: CellStore,
     private readonly events: EventLog,
+    private readonly plan: PlanFacts,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<RundownRecord> {
     const scope = scopeOf(ctx);
     if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
-    const maxRundowns = ctx.maxRundowns ?? plans.free.maxRundowns;
+    const maxRundowns = await this.plan.maxRundowns(scope.teamId, ctx.requestId);
     const id = newId('rd');
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
     if (columns.length > limits.columnsPerRundown) {

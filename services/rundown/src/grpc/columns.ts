@@ -3,7 +3,7 @@ import { ColumnServiceService, type ColumnWriteResponse } from '@rundown/shared/
 import type { ColumnsService, ColumnWrite } from '../domain/columns.js';
 import { columnMessage } from './messages.js';
 
-function writeMessage(w: ColumnWrite): ColumnWriteResponse {
+export function writeMessage(w: ColumnWrite): ColumnWriteResponse {
   return { column: columnMessage(w.column), column_order: w.column_order, column_order_changed: w.column_order_changed };
 }
 
@@ -19,6 +19,5 @@ export function columnHandlers(columns: ColumnsService): ServiceBinding {
       const result = await columns.reorder(ctx, req.rundown_id, req.column_ids);
       return { items: result.items.map(columnMessage), column_order_changed: result.column_order_changed };
     },
-    adminCreateColumn: async (req) => writeMessage(await columns.adminCreate(req.rundown_id, req)),
   });
 }

@@ -107,6 +107,5 @@ export function cueHandlers(cues: CuesService): ServiceBinding {
       const { result, side_effects } = await cues.reorder(ctx, req.rundown_id, items);
       return { items: result.map(cueMessage), side_effects: effectMessages(side_effects) };
     },
-    setPreventEdits: async (req) => cueMessage(await cues.setPreventEdits(req.rundown_id, req.cue_id, req.prevent_edits)),
   });
 }

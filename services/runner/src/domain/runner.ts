@@ -1,4 +1,4 @@
-import { isAppError, type CallerContext, type Db } from '@rundown/shared';
+import { AppError, isAppError, type CallerContext, type Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ShowRow, ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
@@ -11,10 +11,20 @@ export interface SourcedOrder<R> {
   records: ReadonlyMap<string, R>;
 }
 
-/** Where the playable order comes from (the rundown context, over gRPC). */
+/** Where the playable order comes from (the rundown context, over gRPC; a deleted rundown is `rundowns.not_found`). */
 export interface OrderSource<R> {
-  /** With a caller, its reach applies (unknown or hidden rundown: `rundowns.not_found`); without, the runner's own. */
-  get(rundownId: string, caller?: CallerContext): Promise<SourcedOrder<R>>;
+  get(rundownId: string, requestId?: string): Promise<SourcedOrder<R>>;
+}
+
+/**
+ * The rundown as a caller may see it (the rule every read of the rundown context applies): its
+ * team's, and the token's own rundown when the token is scoped to one. Anything else does not exist.
+ */
+async function visibleOrder<R>(orders: OrderSource<R>, rundownId: string, caller: CallerContext): Promise<SourcedOrder<R>> {
+  if (!caller.teamId || (caller.tokenRundownId && caller.tokenRundownId !== rundownId)) throw new AppError('rundowns.not_found');
+  const source = await orders.get(rundownId, caller.requestId);
+  if (source.team_id !== caller.teamId) throw new AppError('rundowns.not_found');
+  return source;
 }
 
 /** The delayed jobs (BullMQ): after each commit, the new revision's jobs replace the old ones. */
@@ -83,7 +93,7 @@ export class RunnerService<R> {
    * creates its show row in pre-show, so that edits keep its `next_cue` current from then on.
    */
   async status(ctx: CallerContext, rundownId: string): Promise<Status> {
-    const source = await this.orders.get(rundownId, ctx);
+    const source = await visibleOrder(this.orders, rundownId, ctx);
     let row = await this.shows.find(this.db, rundownId);
     if (!row) row = await this.shows.create(this.db, rundownId, source.team_id);
     const current = status(rundownId, row.state, new PlayableOrder(source.cues), this.clock());
@@ -166,7 +176,7 @@ export class RunnerService<R> {
    * handed over a little early) after the order was fetched, before it takes the lock.
    */
   private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number, notBefore?: number): Promise<ActResult | null> {
-    const source = await this.orders.get(rundownId, reach === 'runner' ? undefined : reach);
+    const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
     const early = notBefore === undefined ? 0 : notBefore - this.clock();
     if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));

@@ -942,6 +942,7 @@ export const ColumnServiceService = {
       Buffer.from(DeleteColumnResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteColumnResponse => DeleteColumnResponse.decode(value),
   },
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns: {
     path: "/rundown.rundown.v1.ColumnService/ReorderColumns" as const,
     requestStream: false as const,
@@ -953,16 +954,6 @@ export const ColumnServiceService = {
       Buffer.from(ReorderColumnsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReorderColumnsResponse => ReorderColumnsResponse.decode(value),
   },
-  adminCreateColumn: {
-    path: "/rundown.rundown.v1.ColumnService/AdminCreateColumn" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: AdminCreateColumnRequest): Buffer =>
-      Buffer.from(AdminCreateColumnRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AdminCreateColumnRequest => AdminCreateColumnRequest.decode(value),
-    responseSerialize: (value: ColumnWriteResponse): Buffer => Buffer.from(ColumnWriteResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ColumnWriteResponse => ColumnWriteResponse.decode(value),
-  },
 } as const;
 
 export interface ColumnServiceServer extends UntypedServiceImplementation {
@@ -971,8 +962,8 @@ export interface ColumnServiceServer extends UntypedServiceImplementation {
   createColumn: handleUnaryCall<CreateColumnRequest, ColumnWriteResponse>;
   updateColumn: handleUnaryCall<UpdateColumnRequest, ColumnWriteResponse>;
   deleteColumn: handleUnaryCall<DeleteColumnRequest, DeleteColumnResponse>;
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns: handleUnaryCall<ReorderColumnsRequest, ReorderColumnsResponse>;
-  adminCreateColumn: handleUnaryCall<AdminCreateColumnRequest, ColumnWriteResponse>;
 }
 
 export interface ColumnServiceClient extends Client {
@@ -1051,6 +1042,7 @@ export interface ColumnServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteColumnResponse) => void,
   ): ClientUnaryCall;
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns(
     request: ReorderColumnsRequest,
     callback: (error: ServiceError | null, response: ReorderColumnsResponse) => void,
@@ -1065,21 +1057,6 @@ export interface ColumnServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReorderColumnsResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1886,6 +1886,7 @@ export const CueServiceService = {
     responseSerialize: (value: CuesResult): Buffer => Buffer.from(CuesResult.encode(value).finish()),
     responseDeserialize: (value: Buffer): CuesResult => CuesResult.decode(value),
   },
+  /** The lock (SetPreventEdits) is not writable through v1: see RundownAdminService. */
   reorderCues: {
     path: "/rundown.rundown.v1.CueService/ReorderCues" as const,
     requestStream: false as const,
@@ -1894,17 +1895,6 @@ export const CueServiceService = {
     requestDeserialize: (value: Buffer): ReorderCuesRequest => ReorderCuesRequest.decode(value),
     responseSerialize: (value: CuesResult): Buffer => Buffer.from(CuesResult.encode(value).finish()),
     responseDeserialize: (value: Buffer): CuesResult => CuesResult.decode(value),
-  },
-  /** Admin surface only (stands in for the human in the rundown screen): the lock is not writable through v1. */
-  setPreventEdits: {
-    path: "/rundown.rundown.v1.CueService/SetPreventEdits" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: SetPreventEditsRequest): Buffer =>
-      Buffer.from(SetPreventEditsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SetPreventEditsRequest => SetPreventEditsRequest.decode(value),
-    responseSerialize: (value: Cue): Buffer => Buffer.from(Cue.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Cue => Cue.decode(value),
   },
 } as const;
 
@@ -1915,9 +1905,8 @@ export interface CueServiceServer extends UntypedServiceImplementation {
   updateCue: handleUnaryCall<UpdateCueRequest, CueResult>;
   deleteCue: handleUnaryCall<DeleteCueRequest, DeleteCueResponse>;
   bulkCues: handleUnaryCall<BulkCuesRequest, CuesResult>;
+  /** The lock (SetPreventEdits) is not writable through v1: see RundownAdminService. */
   reorderCues: handleUnaryCall<ReorderCuesRequest, CuesResult>;
-  /** Admin surface only (stands in for the human in the rundown screen): the lock is not writable through v1. */
-  setPreventEdits: handleUnaryCall<SetPreventEditsRequest, Cue>;
 }
 
 export interface CueServiceClient extends Client {
@@ -2008,6 +1997,7 @@ export interface CueServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CuesResult) => void,
   ): ClientUnaryCall;
+  /** The lock (SetPreventEdits) is not writable through v1: see RundownAdminService. */
   reorderCues(
     request: ReorderCuesRequest,
     callback: (error: ServiceError | null, response: CuesResult) => void,
@@ -2022,22 +2012,6 @@ export interface CueServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CuesResult) => void,
-  ): ClientUnaryCall;
-  /** Admin surface only (stands in for the human in the rundown screen): the lock is not writable through v1. */
-  setPreventEdits(
-    request: SetPreventEditsRequest,
-    callback: (error: ServiceError | null, response: Cue) => void,
-  ): ClientUnaryCall;
-  setPreventEdits(
-    request: SetPreventEditsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: Cue) => void,
-  ): ClientUnaryCall;
-  setPreventEdits(
-    request: SetPreventEditsRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Cue) => void,
   ): ClientUnaryCall;
 }
 
