@@ -2,7 +2,7 @@ import { AppError, isAppError, type CallerContext, type Db } from '@rundown/shar
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ShowRow, ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
-import { PlayableOrder, placeActive, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
+import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
 
 /** The playable order as the rundown context reports it, with each cue's full record (for events). */
 export interface SourcedOrder<R> {
@@ -94,9 +94,10 @@ export class RunnerService<R> {
    */
   async status(ctx: CallerContext, rundownId: string): Promise<Status> {
     const source = await visibleOrder(this.orders, rundownId, ctx);
+    const order = new PlayableOrder(source.cues);
     let row = await this.shows.find(this.db, rundownId);
-    if (!row) row = await this.shows.create(this.db, rundownId, source.team_id);
-    const current = status(rundownId, row.state, new PlayableOrder(source.cues), this.clock());
+    if (!row) row = await this.shows.create(this.db, rundownId, source.team_id, status(rundownId, preShow(), order, this.clock()));
+    const current = status(rundownId, row.state, order, this.clock());
     await this.sink.changed(current, source.team_id);
     return current;
   }
@@ -142,10 +143,13 @@ export class RunnerService<R> {
       const row = await this.shows.lockExisting(tx, rundownId);
       if (!row) return null;
       const now = this.clock();
-      const candidate = { ...row.state, revision: row.state.revision + 1, playable_ids: placeActive(order.ids, row.state.playable_ids, row.state.active?.cue_id) };
+      const kept = { ...row.state, playable_ids: placeActive(order.ids, row.state.playable_ids, row.state.active?.cue_id) };
+      // Compared at the current revision: only what an edit changed counts.
+      const view = statusView(status(rundownId, kept, order, now));
+      const committedView = row.view ?? statusView(status(rundownId, row.state, new PlayableOrder([]), now));
+      if (sameView(view, committedView) && sameJobs(plannedJobs(rundownId, kept, order, now), row.jobs)) return null;
+      const candidate = { ...kept, revision: row.state.revision + 1 };
       const jobs = plannedJobs(rundownId, candidate, order, now);
-      const view = statusView(status(rundownId, candidate, order, now));
-      if (JSON.stringify(view) === JSON.stringify(row.view) && sameJobs(jobs, row.jobs)) return null;
       const after = status(rundownId, candidate, order, now);
       await this.shows.save(tx, rundownId, candidate, jobs, after);
       await this.events.status(tx, after, row.team_id, source.records);
