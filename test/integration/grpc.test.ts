@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { AppError, bindService, ContextKeys, createClient, createLogger, startGrpcServer, type RunningGrpcServer } from '@rundown/shared';
 import { edge, testKeys } from '../support/trust.js';
-import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RundownServiceService, RundownStatus } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
 let server: RunningGrpcServer;
 const seen: unknown[] = [];
@@ -23,7 +23,7 @@ beforeAll(async () => {
           seen.push(ctx);
           if (req.rundown_id === 'missing') throw new AppError('rundowns.not_found');
           if (req.rundown_id === 'boom') throw new Error('secret internals');
-          return { id: req.rundown_id, title: 't', status: 'draft', settings: undefined, cue_order: [], column_order: [], created_at: '', updated_at: '' };
+          return { id: req.rundown_id, title: 't', status: RundownStatus.RUNDOWN_STATUS_DRAFT, settings: undefined, cue_order: [], column_order: [], created_at: undefined, updated_at: undefined };
         },
         createRundown: notImplemented,
         getRundownWithCues: notImplemented,
@@ -86,7 +86,7 @@ describe('the gRPC spine refuses what it cannot trust', () => {
         bindService(RundownServiceService, {
           getRundown: async (req) => {
             ran++;
-            return { id: req.rundown_id, title: 't', status: 'draft', settings: undefined, cue_order: [], column_order: [], created_at: '', updated_at: '' };
+            return { id: req.rundown_id, title: 't', status: RundownStatus.RUNDOWN_STATUS_DRAFT, settings: undefined, cue_order: [], column_order: [], created_at: undefined, updated_at: undefined };
           },
           createRundown: notImplemented,
           getRundownWithCues: notImplemented,

@@ -16,5 +16,5 @@ export * from './grpc/client.js';
 export * from './proto-enums.js';
 export * from './bulk.js';
 export * from './outbox/index.js';
-export * from './runner-status.js';
 export * from './services.js';
+export * from './runner-status.js';

@@ -2,6 +2,7 @@ import { bindAdminService, type ServiceBinding } from '@rundown/shared';
 import { RundownAdminServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown_admin';
 import type { ColumnsService } from '../domain/columns.js';
 import type { CuesService } from '../domain/cues.js';
+import { columnTypeNames } from '@rundown/shared';
 import { writeMessage } from './columns.js';
 import { cueMessage } from './messages.js';
 
@@ -9,6 +10,7 @@ import { cueMessage } from './messages.js';
 export function rundownAdminHandlers(cues: CuesService, columns: ColumnsService): ServiceBinding {
   return bindAdminService(RundownAdminServiceService, {
     setPreventEdits: async (req) => cueMessage(await cues.setPreventEdits(req.rundown_id, req.cue_id, req.prevent_edits)),
-    adminCreateColumn: async (req) => writeMessage(await columns.adminCreate(req.rundown_id, req)),
+    adminCreateColumn: async (req) =>
+      writeMessage(await columns.adminCreate(req.rundown_id, { name: req.name, type: columnTypeNames.fromProto(req.type) ?? '', private: req.private })),
   });
 }

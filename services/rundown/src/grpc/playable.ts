@@ -13,7 +13,7 @@ export function playableOrderHandlers(service: PlayableOrderService): ServiceBin
     PlayableOrderServiceService,
     {
       getPlayableOrder: async (req) => {
-        const order = await service.get('admin', req.rundown_id);
+        const order = await service.get(req.rundown_id);
         return { rundown_id: order.rundown_id, team_id: order.team_id, cues: order.cues.map(cueMessage) };
       },
     },

@@ -1,5 +1,5 @@
-import { createClient, type ContextSigner, type PromiseClient } from '@rundown/shared';
-import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
+import { createClient, cueTypeNames, type ContextSigner, type PromiseClient } from '@rundown/shared';
+import { SkippedBy, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { PlayableOrderServiceService } from '@rundown/shared/proto/rundown/rundown/v1/playable';
 import type { OrderSource, SourcedOrder } from '../domain/runner.js';
 
@@ -20,10 +20,10 @@ export class RundownOrderSource implements OrderSource<Cue> {
       team_id: order.team_id,
       cues: order.cues.map((c) => ({
         id: c.id,
-        type: c.type,
+        type: cueTypeNames.fromProto(c.type) ?? 'unknown',
         title: c.title,
         duration_ms: c.duration_ms,
-        skipped: c.skipped_by !== undefined,
+        skipped: c.skipped_by !== SkippedBy.SKIPPED_BY_UNSPECIFIED,
         auto_advance: c.auto_advance,
         scheduled: c.scheduled,
         start_time: c.start_time ?? null,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
+import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { AdminClients, Clients } from '../../edge/clients.js';
 import { columnJson, orderChanged } from '../v1/columns.js';
@@ -186,7 +186,7 @@ export function adminRoutes(clients: Clients, admin: AdminClients): RouteDef[] {
       errors: ['rundowns.not_found', 'columns.too_many'],
       response: adminColumnRecord,
       handler: async ({ params, body, caller }) => {
-        const written = await admin.rundown.adminCreateColumn({ rundown_id: params.id!, ...body }, caller);
+        const written = await admin.rundown.adminCreateColumn({ rundown_id: params.id!, ...body, type: columnTypeNames.toProto(body.type) }, caller);
         return {
           data: { ...columnJson(written.column!), private: written.column!.private },
           sideEffects: orderChanged(params.id!, written),
