@@ -14,6 +14,7 @@ import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { AuthAdminServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth_admin';
 import { CellServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RunnerAdminServiceService, RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import { RundownAdminServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown_admin';
 import { createRundown, createTeam, system } from '../support/client.js';
 
@@ -56,6 +57,11 @@ const probes: Record<ServiceName, Probe> = {
     method: CellServiceService.listCells as MethodDef,
     request: (r) => ({ rundown_id: r.rundownId, limit: 0, cursor: '' }),
     admin: [],
+  },
+  runner: {
+    method: RunnerServiceService.getStatus as MethodDef,
+    request: (r) => ({ rundown_id: r.rundownId }),
+    admin: [RunnerAdminServiceService as unknown as Record<string, MethodDef>],
   },
 };
 

@@ -12,6 +12,7 @@ import { answerClientErrors, answerExpectations } from './http/client-errors.js'
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
 import { v1Routes } from './http/v1/index.js';
+import { RunnerStatusReader } from './read-models/runner-status.js';
 
 const logger = createLogger('gateway');
 
@@ -68,8 +69,11 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
+    // The runner's status channel (a subscriber connection is dedicated to it).
+    const statusChannel = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls),
+      routes: v1Routes(clients, urls, runnerStatus),
       authenticator,
       urls,
       logger,
@@ -92,6 +96,7 @@ export async function main(): Promise<void> {
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
       closeClients(adminClients);
+      statusChannel.disconnect();
       redis.disconnect();
     };
   });

@@ -10,6 +10,7 @@ import { cueHandlers } from './grpc/cues.js';
 import { rundownHandlers } from './grpc/handlers.js';
 import { mentionHandlers } from './grpc/mentions.js';
 import { outputMessageHandlers } from './grpc/output-message.js';
+import { playableOrderHandlers } from './grpc/playable.js';
 import { textVariableHandlers } from './grpc/text-variables.js';
 import { migrations } from './migrations/index.js';
 import { GrpcCellsPort } from './clients/cells.js';
@@ -57,6 +58,7 @@ export async function main(argv: string[]): Promise<void> {
         textVariableHandlers(domain.textVariables),
         outputMessageHandlers(domain.outputMessage),
         coordinateHandlers(domain.coordinates),
+        playableOrderHandlers(domain.playableOrder),
       ],
     });
     const admin = await startGrpcServer({ ...trust, port: config.ADMIN_GRPC_PORT, services: [rundownAdminHandlers(domain.cues, domain.columns)] });

@@ -8,6 +8,7 @@ import { CursorCodec } from './domain/cursor.js';
 import type { EventLog } from './domain/events.js';
 import { MentionsService } from './domain/mentions.js';
 import { OutputMessageService } from './domain/output-message.js';
+import { PlayableOrderService } from './domain/playable-order.js';
 import { RundownsService, type PlanFacts } from './domain/rundowns.js';
 import { TextVariablesService } from './domain/text-variables.js';
 import { OutboxEventLog } from './events/outbox-log.js';
@@ -47,5 +48,6 @@ export function rundownDomain(
     mentions: new MentionsService(access, new MentionsRepository()),
     textVariables: new TextVariablesService(access, new TextVariablesRepository()),
     outputMessage: new OutputMessageService(access, new OutputMessagesRepository()),
+    playableOrder: new PlayableOrderService(transactions, rundowns, cuesRepo),
   };
 }

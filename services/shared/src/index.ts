@@ -18,4 +18,5 @@ export * from './bulk.js';
 export * from './cursor.js';
 export * from './outbox/index.js';
 export * from './services.js';
+export * from './runner-status.js';
 export { setHttpRoute } from './telemetry-handle.js';

@@ -49,6 +49,14 @@ export const SERVICES = [
     color: 'magenta',
   },
   { name: 'cells', grpcPort: 50053, migrations: true, settings: ['DATABASE_URL', 'REDIS_URL', 'CURSOR_SECRET'], color: 'yellow' },
+  {
+    name: 'runner',
+    grpcPort: 50054,
+    adminGrpcPort: 50154,
+    migrations: true,
+    settings: ['DATABASE_URL', 'REDIS_URL'],
+    color: 'blue',
+  },
 ] as const satisfies readonly ServiceRow[];
 
 export type ServiceName = (typeof SERVICES)[number]['name'];

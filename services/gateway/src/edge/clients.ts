@@ -8,6 +8,7 @@ import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues
 import { MentionServiceService } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import { OutputMessageServiceService } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RunnerAdminServiceService, RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import { RundownAdminServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown_admin';
 import { TextVariableServiceService } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { GatewayConfig } from '../config.js';
@@ -29,12 +30,14 @@ export interface Clients {
   /** Reads that side-load cells (`?include=cells`), composed by the rundown service in one snapshot. */
   withCells: PromiseClient<typeof CoordinateServiceService>;
   cells: PromiseClient<typeof CellServiceService>;
+  runner: PromiseClient<typeof RunnerServiceService>;
 }
 
 /** The admin services; only the admin listener holds these. */
 export interface AdminClients {
   auth: PromiseClient<typeof AuthAdminServiceService>;
   rundown: PromiseClient<typeof RundownAdminServiceService>;
+  runner: PromiseClient<typeof RunnerAdminServiceService>;
 }
 
 export function createClients(config: GatewayConfig): Clients {
@@ -51,6 +54,7 @@ export function createClients(config: GatewayConfig): Clients {
     outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, edge),
     withCells: createClient(CoordinateServiceService, config.RUNDOWN_ADDR, edge),
     cells: createClient(CellServiceService, config.CELLS_ADDR, edge),
+    runner: createClient(RunnerServiceService, config.RUNNER_ADDR, edge),
   };
 }
 
@@ -59,6 +63,7 @@ export function createAdminClients(config: GatewayConfig): AdminClients {
   return {
     auth: createClient(AuthAdminServiceService, config.AUTH_ADMIN_ADDR, admin),
     rundown: createClient(RundownAdminServiceService, config.RUNDOWN_ADMIN_ADDR, admin),
+    runner: createClient(RunnerAdminServiceService, config.RUNNER_ADMIN_ADDR, admin),
   };
 }
 

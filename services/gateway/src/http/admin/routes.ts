@@ -6,6 +6,8 @@ import { columnJson, orderChanged } from '../v1/columns.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { cueJson } from '../v1/records.js';
+import { actReply } from '../v1/runner.js';
+import { statusRecord } from '../v1/schemas/runner.js';
 
 export function teamJson(t: Team) {
   return {
@@ -217,6 +219,16 @@ export function adminRoutes(clients: Clients, admin: AdminClients): RouteDef[] {
           await admin.rundown.setPreventEdits({ rundown_id: params.id!, cue_id: params.cue_id!, prevent_edits: body.prevent_edits }, caller),
         ),
       }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/rundowns/{id}/runner:reset',
+      summary: 'Bring a show back to pre-show (an ended show can only come back this way)',
+      tag: 'Admin',
+      auth: 'bearer',
+      errors: ['rundowns.not_found'],
+      response: statusRecord,
+      handler: async ({ params, caller }) => actReply(params.id!, await admin.runner.reset({ rundown_id: params.id! }, caller)),
     }),
   ];
 }

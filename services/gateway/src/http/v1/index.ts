@@ -1,5 +1,6 @@
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
+import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import type { RouteDef } from '../route.js';
 import { authRoutes } from './auth.js';
 import { cellRoutes } from './cells.js';
@@ -8,10 +9,11 @@ import { cueRoutes } from './cues.js';
 import { mentionRoutes } from './mentions.js';
 import { outputMessageRoutes } from './output-message.js';
 import { rundownRoutes } from './rundowns.js';
+import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
-export function v1Routes(clients: Clients, urls: PublicUrls): RouteDef[] {
+export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader): RouteDef[] {
   return [
     ...authRoutes(clients),
     ...rundownRoutes(clients, urls),
@@ -21,5 +23,6 @@ export function v1Routes(clients: Clients, urls: PublicUrls): RouteDef[] {
     ...mentionRoutes(clients, urls),
     ...textVariableRoutes(clients, urls),
     ...outputMessageRoutes(clients),
+    ...runnerRoutes(clients, runnerStatus),
   ];
 }

@@ -1,0 +1,206 @@
+import { Phase, type ActResponse, type SideEffect as SideEffectMessage, type Status } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import type { StoredRunnerStatus } from '@rundown/shared';
+import type { Principal } from '../../edge/authenticator.js';
+import type { Clients } from '../../edge/clients.js';
+import type { RunnerStatusReader } from '../../read-models/runner-status.js';
+import type { SideEffect } from '../envelope.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusRecord } from './schemas/runner.js';
+
+type PhaseName = 'pre-show' | 'running' | 'ended';
+const phaseNames: Record<number, PhaseName> = { [Phase.PHASE_PRE_SHOW]: 'pre-show', [Phase.PHASE_RUNNING]: 'running', [Phase.PHASE_ENDED]: 'ended' };
+
+/** The status object of CONTRACT §6, as every display reads it. */
+export interface StatusJson {
+  server_time: number;
+  state: 'running' | 'paused' | 'stopped';
+  active_cue: { id: string; title: string; started_at: number; paused_at: number | null; duration_ms: number } | null;
+  next_cue: { id: string; title: string } | null;
+  phase: PhaseName;
+  revision: number;
+}
+
+/** The same object from the read model, clocked now. */
+export function storedStatusJson(s: StoredRunnerStatus, serverTime: number): StatusJson {
+  const a = s.phase === 'running' ? s.active_cue : null;
+  return {
+    server_time: serverTime,
+    state: !a ? 'stopped' : a.paused_at !== null ? 'paused' : 'running',
+    active_cue: a ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at, duration_ms: a.duration_ms } : null,
+    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
+    phase: s.phase,
+    revision: s.revision,
+  };
+}
+
+export function statusJson(s: Status, serverTime = s.server_time): StatusJson {
+  const phase = phaseNames[s.phase] ?? 'pre-show';
+  const a = phase === 'running' ? s.active_cue : undefined;
+  return {
+    server_time: serverTime,
+    state: !a ? 'stopped' : a.paused_at !== undefined ? 'paused' : 'running',
+    active_cue: a ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at ?? null, duration_ms: a.duration_ms } : null,
+    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
+    phase,
+    revision: s.revision,
+  };
+}
+
+/**
+ * The countdown of the active cue (CONTRACT §3): remaining = started_at + duration_ms - (paused_at ??
+ * now); its parts are whole seconds rounded up, `+` when over time; formatted "04:59", "+00:12",
+ * "1:02:03" (whole days fold into the hours).
+ */
+export function countdownJson(status: StatusJson) {
+  const a = status.active_cue;
+  if (!a) return { state: status.state, server_time: status.server_time, active_cue: null };
+  const remainingMs = a.started_at + a.duration_ms - (a.paused_at ?? status.server_time);
+  const over = remainingMs < 0;
+  const total = Math.ceil(Math.abs(remainingMs) / 1000);
+  const seconds = total % 60;
+  const minutes = Math.floor(total / 60) % 60;
+  const allHours = Math.floor(total / 3600);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const prefix = over ? '+' : '';
+  const formatted = `${prefix}${allHours > 0 ? `${allHours}:${two(minutes)}` : two(minutes)}:${two(seconds)}`;
+  return {
+    state: status.state,
+    server_time: status.server_time,
+    active_cue: {
+      cue_id: a.id,
+      title: a.title,
+      duration_ms: a.duration_ms,
+      remaining_ms: remainingMs,
+      remaining: { is_overtime: over, prefix, days: Math.floor(allHours / 24), hours: allHours % 24, minutes, seconds, formatted },
+    },
+  };
+}
+
+export function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): SideEffect {
+  const e = m.effect;
+  switch (e?.$case) {
+    case 'timesnap':
+      return {
+        type: 'runner.timesnap',
+        rundown_id: rundownId,
+        running: e.value.running,
+        cue_id: e.value.cue_id ?? null,
+        kickoff: e.value.kickoff ?? null,
+        deadline: e.value.deadline ?? null,
+        last_stop: e.value.last_stop ?? null,
+      };
+    case 'active_cue_changed':
+      return { type: 'runner.active_cue_changed', rundown_id: rundownId, cue_id: e.value.cue_id ?? null, previous_cue_id: e.value.previous_cue_id ?? null };
+    case 'next_cue_changed':
+      return { type: 'runner.next_cue_changed', rundown_id: rundownId, cue_id: e.value.cue_id ?? null, previous_cue_id: e.value.previous_cue_id ?? null };
+    case 'retimed':
+      return { type: 'runner.retimed', rundown_id: rundownId, cue_id: e.value.cue_id, duration_ms: e.value.duration_ms, delta_ms: e.value.delta_ms };
+    default:
+      return { type: 'runner.unknown', rundown_id: rundownId };
+  }
+}
+
+export function actReply(rundownId: string, r: ActResponse) {
+  return { data: statusJson(r.status!), sideEffects: r.side_effects.map((e) => runnerSideEffectJson(rundownId, e)) };
+}
+
+type Verb = 'start' | 'pause' | 'next' | 'previous' | 'end';
+
+const summaries: Record<Verb, string> = {
+  start: 'Start the show (pre-show), or resume it where it was paused',
+  pause: 'Pause the active cue’s timer',
+  next: 'Make the next playable cue active, with a fresh timer',
+  previous: 'Make the previous playable cue active, with a fresh timer',
+  end: 'End the show (only the admin reset brings it back to pre-show)',
+};
+
+const verbErrors: Record<Verb, ('runner.not_running' | 'runner.ended_cannot_start' | 'runner.no_next_cue' | 'runner.no_previous_cue' | 'runner.no_playable_cue')[]> = {
+  start: ['runner.ended_cannot_start', 'runner.no_playable_cue'],
+  pause: ['runner.not_running'],
+  next: ['runner.not_running', 'runner.no_next_cue'],
+  previous: ['runner.not_running', 'runner.no_previous_cue'],
+  end: ['runner.not_running'],
+};
+
+/** The show runner's control surface (the token may come as ?token=). Mapping only. */
+export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): RouteDef[] {
+  /** The read model when it has the rundown, else the runner (which fills the read model). */
+  const currentStatus = async (principal: Principal, rundownId: string, caller: Parameters<Clients['runner']['getStatus']>[1]): Promise<StatusJson> => {
+    const stored = await reader.get(principal, rundownId);
+    if (stored) return storedStatusJson(stored, Date.now());
+    return statusJson(await clients.runner.getStatus({ rundown_id: rundownId }, caller));
+  };
+  const simple = (verb: Verb) =>
+    defineRoute({
+      method: 'post',
+      path: `/rundowns/{id}/action:${verb}`,
+      summary: summaries[verb],
+      tag: 'Show control',
+      auth: 'control',
+      role: 'SHOWCALL',
+      body: noActionBody,
+      bodyOptional: true,
+      errors: ['rundowns.not_found', ...verbErrors[verb]],
+      response: statusRecord,
+      handler: async ({ params, caller }) =>
+        actReply(params.id!, await clients.runner.act({ rundown_id: params.id!, action: { $case: verb, value: {} } }, caller)),
+    });
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/rundowns/{id}/status',
+      summary: 'The show’s live status (what every display polls)',
+      tag: 'Show control',
+      auth: 'control',
+      role: 'VIEW',
+      errors: ['rundowns.not_found'],
+      response: statusRecord,
+      handler: async ({ params, principal, caller }) => ({ data: await currentStatus(principal, params.id!, caller) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/rundowns/{id}/countdown',
+      summary: 'The active cue’s countdown, ready to display',
+      tag: 'Show control',
+      auth: 'control',
+      role: 'VIEW',
+      errors: ['rundowns.not_found'],
+      response: countdownRecord,
+      handler: async ({ params, principal, caller }) => ({ data: countdownJson(await currentStatus(principal, params.id!, caller)) }),
+    }),
+    simple('start'),
+    simple('pause'),
+    simple('next'),
+    simple('previous'),
+    defineRoute({
+      method: 'post',
+      path: '/rundowns/{id}/action:jump',
+      summary: 'Make a cue active, running (from pre-show this starts the show)',
+      tag: 'Show control',
+      auth: 'control',
+      role: 'SHOWCALL',
+      body: jumpBody,
+      errors: ['rundowns.not_found', 'cues.not_found', 'cues.invalid_cue_type', 'runner.ended_cannot_start'],
+      response: statusRecord,
+      handler: async ({ params, body, caller }) =>
+        actReply(params.id!, await clients.runner.act({ rundown_id: params.id!, action: { $case: 'jump', value: { cue_id: body.cue_id } } }, caller)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/rundowns/{id}/action:adjust-duration',
+      summary: 'Change the active cue’s live duration (never below 0); the stored cue is unchanged',
+      tag: 'Show control',
+      auth: 'control',
+      role: 'SHOWCALL',
+      body: adjustDurationBody,
+      errors: ['rundowns.not_found', 'runner.not_running'],
+      response: statusRecord,
+      handler: async ({ params, body, caller }) =>
+        actReply(
+          params.id!,
+          await clients.runner.act({ rundown_id: params.id!, action: { $case: 'adjust_duration', value: { delta_ms: body.delta_ms } } }, caller),
+        ),
+    }),
+    simple('end'),
+  ];
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { limits } from '@rundown/shared';
+
+/** Bodies of the show-control actions (CONTRACT §6); the bodyless ones take nothing (or `{}`). */
+export const noActionBody = z.strictObject({});
+
+export const jumpBody = z.strictObject({ cue_id: z.string().min(1).max(64) });
+
+export const adjustDurationBody = z.strictObject({
+  delta_ms: z
+    .number()
+    .int()
+    .min(-limits.durationMsMax)
+    .max(limits.durationMsMax)
+    .refine((v) => v !== 0, 'must be a non-zero integer (ms)'),
+});
+
+const activeCue = z.object({
+  id: z.string(),
+  title: z.string(),
+  started_at: z.number().int(),
+  paused_at: z.number().int().nullable(),
+  duration_ms: z.number().int(),
+});
+
+export const statusRecord = z.object({
+  server_time: z.number().int(),
+  state: z.enum(['running', 'paused', 'stopped']),
+  active_cue: activeCue.nullable(),
+  next_cue: z.object({ id: z.string(), title: z.string() }).nullable(),
+  phase: z.enum(['pre-show', 'running', 'ended']),
+  revision: z.number().int(),
+});
+
+export const countdownRecord = z.object({
+  state: z.enum(['running', 'paused', 'stopped']),
+  server_time: z.number().int(),
+  active_cue: z
+    .object({
+      cue_id: z.string(),
+      title: z.string(),
+      duration_ms: z.number().int(),
+      remaining_ms: z.number().int(),
+      remaining: z.object({
+        is_overtime: z.boolean(),
+        prefix: z.enum(['', '+']),
+        days: z.number().int(),
+        hours: z.number().int(),
+        minutes: z.number().int(),
+        seconds: z.number().int(),
+        formatted: z.string(),
+      }),
+    })
+    .nullable(),
+});
