@@ -6,6 +6,7 @@ import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createClients } from './edge/clients.js';
 import { IdempotencyStore } from './edge/idempotency.js';
+import { LiveEvents } from './events/live-events.js';
 import { RateLimiter } from './edge/rate-limiter.js';
 import { createAdminApp } from './http/admin/server.js';
 import { adminRoutes } from './http/admin/routes.js';
@@ -65,8 +66,20 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
+    const live = new LiveEvents({
+      redisUrl: config.REDIS_URL,
+      redis,
+      authenticator,
+      clients,
+      logger,
+      heartbeatMs: config.SSE_HEARTBEAT_MS,
+      lifetimeMs: config.SSE_LIFETIME_MS,
+      maxBufferedBytes: config.SSE_MAX_BUFFERED_BYTES,
+      maxPendingEvents: config.SSE_MAX_PENDING_EVENTS,
+    });
+    live.start();
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls),
+      routes: v1Routes(clients, urls, live),
       authenticator,
       urls,
       logger,
@@ -83,6 +96,8 @@ export async function main(): Promise<void> {
     logger.info({ http: config.HTTP_PORT, admin: config.ADMIN_PORT, grpc: grpc.port }, 'gateway listening');
     return async () => {
       ready = true; // stop the key loop
+      // Streams first: each gets `disconnect` (lifetime) and ends, so the listener can close.
+      await live.shutdown();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
       redis.disconnect();

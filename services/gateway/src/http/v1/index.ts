@@ -1,9 +1,11 @@
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
+import type { LiveEvents } from '../../events/live-events.js';
 import type { RouteDef } from '../route.js';
 import { authRoutes } from './auth.js';
 import { columnRoutes } from './columns.js';
 import { cueRoutes } from './cues.js';
+import { eventRoutes } from './events.js';
 import { mentionRoutes } from './mentions.js';
 import { outputMessageRoutes } from './output-message.js';
 import { rundownRoutes } from './rundowns.js';
@@ -11,7 +13,7 @@ import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
-export function v1Routes(clients: Clients, urls: PublicUrls): RouteDef[] {
+export function v1Routes(clients: Clients, urls: PublicUrls, live: LiveEvents): RouteDef[] {
   return [
     ...authRoutes(clients),
     ...rundownRoutes(clients, urls),
@@ -21,5 +23,6 @@ export function v1Routes(clients: Clients, urls: PublicUrls): RouteDef[] {
     ...textVariableRoutes(clients, urls),
     ...outputMessageRoutes(clients),
     ...runnerRoutes(clients),
+    ...eventRoutes(live),
   ];
 }

@@ -5,7 +5,7 @@ import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { bulkMentionsBody, createMentionBody, mentionRecord, patchMentionBody } from './schemas/mentions.js';
 
-function mentionJson(m: Mention) {
+export function mentionJson(m: Mention) {
   return { id: m.id, name: m.name, color: m.color, description: m.description, created_at: m.created_at, updated_at: m.updated_at };
 }
 

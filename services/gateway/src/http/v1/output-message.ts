@@ -3,7 +3,7 @@ import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { outputMessageRecord, patchOutputMessageBody } from './schemas/output-message.js';
 
-function outputMessageJson(m: OutputMessage) {
+export function outputMessageJson(m: OutputMessage) {
   return { text: m.text, visible: m.visible, color: m.color, bold: m.bold, underline: m.underline, updated_at: m.updated_at ?? null };
 }
 

@@ -5,7 +5,7 @@ import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { bulkTextVariablesBody, createTextVariableBody, patchTextVariableBody, textVariableRecord } from './schemas/text-variables.js';
 
-function variableJson(v: TextVariable) {
+export function variableJson(v: TextVariable) {
   return { key: v.key, value: v.value, created_at: v.created_at, updated_at: v.updated_at };
 }
 
