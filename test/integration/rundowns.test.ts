@@ -6,6 +6,7 @@ import { RundownsRepository } from '../../services/rundown/src/repositories/rund
 import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
 import { pendingCellStore, RundownsService } from '../../services/rundown/src/domain/rundowns.js';
 import { CursorCodec } from '../../services/rundown/src/domain/cursor.js';
+import { OutboxEventLog } from '../../services/rundown/src/events/outbox-log.js';
 
 let db: DataSource;
 let rundowns: RundownsService;
@@ -13,7 +14,7 @@ let rundowns: RundownsService;
 beforeAll(async () => {
   db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: 'it-rundown', poolSize: 20 });
   await db.initialize();
-  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), pendingCellStore);
+  rundowns = new RundownsService(new RundownsRepository(db), new CursorCodec('c'.repeat(32)), new CuesRepository(db), pendingCellStore, new OutboxEventLog());
 });
 
 afterAll(async () => {

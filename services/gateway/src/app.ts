@@ -12,6 +12,7 @@ import { createAdminApp } from './http/admin/server.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
 import { v1Routes } from './http/v1/index.js';
+import { RunnerStatusReader } from './read-models/runner-status.js';
 
 const logger = createLogger('gateway');
 
@@ -66,11 +67,13 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
+    const runnerStatus = new RunnerStatusReader(redis, logger);
     const live = new LiveEvents({
       redisUrl: config.REDIS_URL,
       redis,
       authenticator,
       clients,
+      runnerStatus,
       logger,
       heartbeatMs: config.SSE_HEARTBEAT_MS,
       lifetimeMs: config.SSE_LIFETIME_MS,
@@ -79,7 +82,7 @@ export async function main(): Promise<void> {
     });
     live.start();
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls, live),
+      routes: v1Routes(clients, urls, runnerStatus, live),
       authenticator,
       urls,
       logger,

@@ -1,4 +1,6 @@
+import { Redis } from 'ioredis';
 import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
 import { rundownConfig } from './config.js';
 import { RundownAccess } from './domain/access.js';
 import { noCellsYet } from './domain/cells-port.js';
@@ -39,11 +41,22 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
+    // Writes never wait on Redis: events wait in the outbox until the relay reaches it again.
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const relay = await rundownOutbox.startRelay({
+      db,
+      databaseUrl: config.DATABASE_URL,
+      redis,
+      logger,
+      pollMs: config.OUTBOX_POLL_MS,
+      retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
+    });
+    const events = new OutboxEventLog();
     const rundownsRepo = new RundownsRepository(db);
     const cuesRepo = new CuesRepository(db);
-    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore);
+    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore, events);
     // Every content write of a rundown goes through this: it locks the rundown row first.
-    const access = new RundownAccess(rundowns, rundownsRepo);
+    const access = new RundownAccess(rundowns, rundownsRepo, events);
     const cues = new CuesService(rundowns, access, cuesRepo);
     const grpc = await startGrpcServer({
       port: config.GRPC_PORT,
@@ -61,6 +74,8 @@ export async function main(argv: string[]): Promise<void> {
     logger.info({ port: grpc.port }, 'rundown service ready');
     return async () => {
       await grpc.shutdown();
+      await relay.stop();
+      redis.disconnect();
       await db.destroy();
     };
   });

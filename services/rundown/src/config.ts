@@ -5,11 +5,16 @@ export function rundownConfig(source: NodeJS.ProcessEnv = process.env) {
     {
       GRPC_PORT: env.port(50052),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
-      // Not used yet; domain events will be relayed through it.
-      REDIS_URL: env.url(['redis', 'rediss']).optional(),
+      // Where the outbox relay appends the domain events (per-rundown streams).
+      REDIS_URL: env.url(['redis', 'rediss']),
       CURSOR_SECRET: env.secret(32),
       LOG_LEVEL: env.logLevel(),
       DB_POOL_SIZE: env.int(10, 1),
+      // Event stream retention: an event is kept while among the newest N of its rundown or younger than the age.
+      EVENTS_MAX_LENGTH: env.int(10_000, 1),
+      EVENTS_MAX_AGE_MS: env.int(24 * 3_600_000, 0),
+      // Safety-net poll of the outbox relay (NOTIFY wakes it at once on every commit).
+      OUTBOX_POLL_MS: env.int(1_000, 10),
     },
     source,
   );

@@ -1,10 +1,13 @@
+import { Redis } from 'ioredis';
 import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
 import { runnerConfig } from './config.js';
 import { RunnerService } from './domain/runner.js';
 import { RundownOrderSource } from './grpc/order-source.js';
 import { runnerHandlers } from './grpc/handlers.js';
+import { RundownEventFollower } from './jobs/rundown-events.js';
 import { BullTimers } from './jobs/timers.js';
 import { migrations } from './migrations/index.js';
+import { OutboxEventLog } from './repositories/status-events.js';
 import { RedisStatusSink } from './repositories/status-sink.js';
 import { ShowsRepository } from './repositories/shows.js';
 
@@ -16,21 +19,31 @@ export async function main(argv: string[]): Promise<void> {
     const config = runnerConfig();
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations, applicationName: 'runner', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
     const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS);
     const timers = new BullTimers(config.REDIS_URL, logger);
     const sink = new RedisStatusSink(config.REDIS_URL, logger);
+    const events = new OutboxEventLog();
     const shows = new ShowsRepository();
-    const runner = new RunnerService(db, shows, orders, timers, sink);
+    const runner = new RunnerService(db, shows, orders, timers, events, sink);
+    const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger });
     // Jobs a crash may have lost between a commit and their placement come back from the rows.
     for (const show of await shows.pendingJobs(db)) await timers.replace([], show.jobs);
     await timers.start((job) => runner.fire(job), config.TIMER_CONCURRENCY);
+    // A blocking reader needs a connection of its own.
+    const follower = new RundownEventFollower(redis.duplicate(), (id) => runner.refresh(id), logger);
+    follower.start();
     const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [runnerHandlers(runner)], logger });
     logger.info({ port: grpc.port }, 'runner service ready');
     return async () => {
       await grpc.shutdown();
+      await follower.stop();
       await timers.close();
+      await relay.stop();
       sink.close();
       orders.close();
+      redis.disconnect();
       await db.destroy();
     };
   });

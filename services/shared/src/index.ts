@@ -15,3 +15,4 @@ export * from './grpc/client.js';
 export * from './proto-enums.js';
 export * from './bulk.js';
 export * from './outbox/index.js';
+export * from './runner-status.js';

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import { AppError, eventKeys, isContinuous, readRundownEvents, type CallerContext, type Logger } from '@rundown/shared';
 import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
-import { statusJson } from '../http/v1/runner.js';
+import { statusJson, storedStatusJson, type StatusJson } from '../http/v1/runner.js';
+import type { RunnerStatusReader } from '../read-models/runner-status.js';
 import { afterPosition, frame, heartbeatFrame, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
 import { EventHub } from './hub.js';
 import { LiveStream } from './live-stream.js';
@@ -15,6 +16,8 @@ export interface LiveEventsOptions {
   redis: Redis;
   authenticator: Authenticator;
   clients: Pick<Clients, 'rundown' | 'runner'>;
+  /** The runner's status read model (Redis); the runner itself when it has no entry. */
+  runnerStatus: RunnerStatusReader;
   logger: Logger;
   heartbeatMs: number;
   lifetimeMs: number;
@@ -91,12 +94,12 @@ export class LiveEvents {
       stream.close();
       throw new AppError('service_unavailable', { detail: 'Live events are unavailable for a moment; retry with backoff.' });
     }
-    let status;
+    let snapshot: StatusJson;
     let replay: Replay;
     try {
-      [, status, replay] = await Promise.all([
+      [, snapshot, replay] = await Promise.all([
         this.options.clients.rundown.getRundown({ rundown_id: rundownId }, request.caller),
-        this.options.clients.runner.getStatus({ rundown_id: rundownId }, request.caller),
+        this.currentStatus(request),
         this.planReplay(rundownId, header(req, 'last-event-id')),
       ]);
     } catch (error) {
@@ -106,7 +109,6 @@ export class LiveEvents {
     if (stream.closed) return; // the client went away meanwhile
 
     const start = replay.from ?? stream.position;
-    const snapshot = statusJson(status, Date.now());
     stream.begin(start, parseStreamId(start) ?? [0, 0], snapshot.revision);
     this.register(stream, request);
 
@@ -145,6 +147,13 @@ export class LiveEvents {
     clearInterval(this.ticker);
     for (const stream of [...this.streams]) stream.close('lifetime');
     await this.hub.stop();
+  }
+
+  /** The status snapshot: the read model when it has the rundown, else the runner. */
+  private async currentStatus(request: OpenRequest): Promise<StatusJson> {
+    const stored = await this.options.runnerStatus.get(request.principal, request.rundownId);
+    if (stored) return storedStatusJson(stored, Date.now());
+    return statusJson(await this.options.clients.runner.getStatus({ rundown_id: request.rundownId }, request.caller), Date.now());
   }
 
   private register(stream: LiveStream, request: OpenRequest): void {

@@ -2,7 +2,7 @@ import { AppError, limits, newId, type Db } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
-import type { Reach, RundownAccess } from './access.js';
+import type { Emit, Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
 
@@ -63,25 +63,27 @@ export class ColumnsService {
   }
 
   update(reach: Reach, rundownId: string, columnId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {
-    return this.access.write(reach, rundownId, async (tx, rundown) => {
+    return this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       const column = this.publicColumn(layout, rundownId, columnId);
       checkName(layout, input.name, columnId);
       const positioned = input.before_column_id !== undefined || input.after_column_id !== undefined;
       const order = positioned ? placeColumn(layout.order, columnId, this.checkPosition(layout, input)) : layout.order;
-      const renamed = (await this.repo.rename(tx, columnId, input.name)) ?? column;
-      const changed = await this.saveOrder(tx, rundown, layout, order);
-      return { column: renamed, column_order: publicOrder({ ...layout, order }), column_order_changed: changed };
+      const renamed = await this.repo.rename(tx, columnId, input.name);
+      if (renamed) emit({ kind: 'column', change: 'updated', id: columnId, record: renamed });
+      const changed = await this.saveOrder(tx, rundown, layout, order, emit);
+      return { column: renamed ?? column, column_order: publicOrder({ ...layout, order }), column_order_changed: changed };
     });
   }
 
   async delete(reach: Reach, rundownId: string, columnId: string): Promise<{ cell_count: number; column_order: string[] }> {
-    const column_order = await this.access.write(reach, rundownId, async (tx, rundown) => {
+    const column_order = await this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       this.publicColumn(layout, rundownId, columnId);
       const order = layout.order.filter((id) => id !== columnId);
       await this.repo.remove(tx, columnId);
-      await this.repo.setOrder(tx, rundownId, order);
+      emit({ kind: 'column', change: 'removed', id: columnId });
+      await this.saveOrder(tx, rundown, layout, order, emit);
       return publicOrder({ ...layout, order });
     });
     // Outside the rundown lock, so a slow cells service never stalls other writes; the column is
@@ -91,12 +93,12 @@ export class ColumnsService {
   }
 
   reorder(reach: Reach, rundownId: string, columnIds: string[]): Promise<{ items: ColumnRow[]; column_order_changed: boolean }> {
-    return this.access.write(reach, rundownId, async (tx, rundown) => {
+    return this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       const problem = reorderProblem(publicOrder(layout), columnIds);
       if (problem) throw new AppError('columns.invalid_reorder', { details: problem });
       const order = reorderColumns(layout.order, (id) => !isPublic(layout, id), columnIds);
-      const changed = await this.saveOrder(tx, rundown, layout, order);
+      const changed = await this.saveOrder(tx, rundown, layout, order, emit);
       return { items: columnIds.map((id) => layout.byId.get(id)!), column_order_changed: changed };
     });
   }
@@ -107,7 +109,7 @@ export class ColumnsService {
     input: { name: string; type: ColumnType; private: boolean },
     position: ColumnPosition,
   ): Promise<ColumnWrite> {
-    return this.access.write(reach, rundownId, async (tx, rundown) => {
+    return this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       if (layout.order.length + 1 > limits.columnsPerRundown) {
         throw new AppError('columns.too_many', {
@@ -119,8 +121,10 @@ export class ColumnsService {
       const id = newId('col');
       const [column] = await this.access.repo.insertColumns(tx, [{ id, rundown_id: rundownId, ...input }]);
       const order = placeColumn(layout.order, id, checked);
-      await this.repo.setOrder(tx, rundownId, order);
       const after: Layout = { order, byId: new Map(layout.byId).set(id, column!) };
+      // A private column exists for the admin surface only: no event names it.
+      if (!input.private) emit({ kind: 'column', change: 'created', id, record: column! });
+      await this.saveOrder(tx, rundown, after, order, input.private ? undefined : emit, true);
       return { column: column!, column_order: publicOrder(after), column_order_changed: !input.private };
     });
   }
@@ -153,9 +157,14 @@ export class ColumnsService {
     return { before_column_id, after_column_id };
   }
 
-  private async saveOrder(tx: EntityManager, rundown: RundownRow, layout: Layout, order: string[]): Promise<boolean> {
-    if (sameOrder(layout.order, order)) return false;
+  /**
+   * Stores the order when it changed (`force`: always) and, when `emit` is given, reports the
+   * rundown's new state (its public `column_order`) as a `rundown` event.
+   */
+  private async saveOrder(tx: EntityManager, rundown: RundownRow, layout: Layout, order: string[], emit?: Emit, force = false): Promise<boolean> {
+    if (!force && sameOrder(layout.order, order)) return false;
     await this.repo.setOrder(tx, rundown.id, order);
+    if (emit) emit({ kind: 'rundown', change: 'updated', id: rundown.id, record: await this.access.record(tx, rundown.id) });
     return true;
   }
 }

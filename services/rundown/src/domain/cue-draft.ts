@@ -63,6 +63,8 @@ export class CueDraft {
   readonly changed = new Set<string>();
   readonly deleted: string[] = [];
   private readonly originalOrder: string;
+  private readonly originalPlacement: Map<string, string>;
+  private reordered = false;
   private readonly originalPlayableMs: number;
 
   constructor(
@@ -74,6 +76,7 @@ export class CueDraft {
     for (const row of rows) this.cues.set(row.id, row);
     // Compared in the stored form, so a tree read back from jsonb compares equal to itself.
     this.originalOrder = JSON.stringify(this.tree.toNodes());
+    this.originalPlacement = placement(this.tree);
     this.originalPlayableMs = this.playableMs();
   }
 
@@ -147,6 +150,13 @@ export class CueDraft {
   reorder(items: ReorderItem[]): void {
     const types = new Map([...this.cues].map(([id, row]) => [id, row.type]));
     this.tree = CueTree.fromReorder(items, types);
+    this.reordered = true;
+  }
+
+  /** After a reorder: the cues whose parent or predecessor it changed (none otherwise). */
+  moved(): string[] {
+    if (!this.reordered) return [];
+    return [...placement(this.tree)].filter(([id, place]) => this.originalPlacement.get(id) !== place).map(([id]) => id);
   }
 
   apply(items: BulkItem[]): string[] {
@@ -212,6 +222,17 @@ export class CueDraft {
     }
     return row;
   }
+}
+
+/** Where each cue sits: its parent and the sibling before it. */
+function placement(tree: CueTree): Map<string, string> {
+  const out = new Map<string, string>();
+  let previous = new Map<string | null, string>();
+  for (const { id, parent_id } of tree.displayOrder()) {
+    out.set(id, `${parent_id ?? ''}/${previous.get(parent_id) ?? ''}`);
+    previous = previous.set(parent_id, id);
+  }
+  return out;
 }
 
 function definedOnly(fields: CueFields): Partial<CueRow> {

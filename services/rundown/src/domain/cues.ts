@@ -5,6 +5,7 @@ import type { RundownRow } from '../repositories/rundowns.js';
 import { CueDraft, type BulkItem, type CreateCueInput, type CueRecord, type PatchCueInput } from './cue-draft.js';
 import type { ReorderItem } from './cue-tree.js';
 import type { RundownAccess } from './access.js';
+import type { DomainEvent } from './events.js';
 import type { RundownRecord, RundownsService } from './rundowns.js';
 
 /** What a write caused beyond the cues it returns (CONTRACT §1 `meta.side_effects`). */
@@ -78,11 +79,13 @@ export class CuesService {
 
   /** The admin surface only: stands in for the human who toggles the lock in the rundown screen. */
   async setPreventEdits(rundownId: string, cueId: string, value: boolean): Promise<CueRecord> {
-    return this.access.write('admin', rundownId, async (tx, { cue_tree: order }) => {
+    return this.access.write('admin', rundownId, async (tx, { cue_tree: order }, emit) => {
       if (!(await this.repo.setPreventEdits(tx, rundownId, cueId, value))) {
         throw new AppError('cues.not_found', { details: { rundown_id: rundownId, cue_id: cueId } });
       }
-      return new CueDraft(rundownId, order, await this.repo.all(tx, rundownId)).record(cueId);
+      const record = new CueDraft(rundownId, order, await this.repo.all(tx, rundownId)).record(cueId);
+      emit({ kind: 'cue', change: 'updated', id: cueId, record });
+      return record;
     });
   }
 
@@ -93,11 +96,15 @@ export class CuesService {
     work: (draft: CueDraft) => T,
     answer: (draft: CueDraft, worked: T) => R,
   ): Promise<WriteResult<R>> {
-    return this.access.write(ctx, rundownId, async (tx, rundown) => {
+    return this.access.write(ctx, rundownId, async (tx, rundown, emit) => {
       const draft = new CueDraft(rundownId, rundown.cue_tree, await this.repo.all(tx, rundownId));
       const worked = work(draft);
       draft.checkCap();
       await this.persist(tx, draft);
+      emit(...cueEvents(draft));
+      if (draft.orderChanged() || draft.playableChanged()) {
+        emit({ kind: 'rundown', change: 'updated', id: rundownId, record: await this.access.record(tx, rundownId) });
+      }
       return { result: answer(draft, worked), side_effects: sideEffects(rundown, draft) };
     });
   }
@@ -111,6 +118,25 @@ export class CuesService {
       await this.repo.saveOrder(tx, draft.rundownId, draft.tree.toNodes(), draft.playableMs());
     }
   }
+}
+
+/**
+ * One event per cue the write removed, created or changed, and `reordered` for each cue a reorder
+ * moved (new parent or new predecessor) without changing it. A create or patch that places a cue
+ * reports that cue only; the rundown's `updated` event carries the whole new order.
+ */
+function cueEvents(draft: CueDraft): DomainEvent[] {
+  const { created, changed } = draft.pending();
+  const written = new Set([...created, ...changed].map((r) => r.id));
+  return [
+    ...draft.deleted.map((id): DomainEvent => ({ kind: 'cue', change: 'removed', id })),
+    ...created.map((r): DomainEvent => ({ kind: 'cue', change: 'created', id: r.id, record: draft.record(r.id) })),
+    ...changed.map((r): DomainEvent => ({ kind: 'cue', change: 'updated', id: r.id, record: draft.record(r.id) })),
+    ...draft
+      .moved()
+      .filter((id) => !written.has(id))
+      .map((id): DomainEvent => ({ kind: 'cue', change: 'reordered', id, record: draft.record(id) })),
+  ];
 }
 
 function sideEffects(rundown: RundownRow, draft: CueDraft): SideEffect[] {

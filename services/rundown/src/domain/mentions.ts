@@ -63,14 +63,15 @@ export class MentionsService {
   }
 
   async delete(reach: Reach, rundownId: string, id: string): Promise<void> {
-    await this.access.write(reach, rundownId, async (tx) => {
+    await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       if (!looksLikeId(id) || !(await this.repo.remove(tx, rundownId, id))) throw notFound(rundownId, id);
+      emit({ kind: 'mention', change: 'removed', id });
     });
   }
 
   /** Applies the items in order, all or nothing; answers the written mentions in item order. */
   private apply(reach: Reach, rundownId: string, items: MentionItem[]): Promise<MentionRow[]> {
-    return this.access.write(reach, rundownId, async (tx) => {
+    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const current = new Map((await this.repo.all(tx, rundownId)).map((m) => [m.id, m]));
       const next = new Map<string, MentionValues>([...current].map(([id, m]) => [id, m]));
       const created: MentionValues[] = [];
@@ -98,6 +99,10 @@ export class MentionsService {
       if (clash) throw new AppError('mentions.name_conflict', { details: { rundown_id: rundownId, name: clash.key } });
       const updated = await this.repo.update(tx, rundownId, ids.filter((id) => current.has(id)).map((id) => next.get(id)!));
       const inserted = await this.repo.insert(tx, rundownId, created);
+      emit(
+        ...updated.map((m) => ({ kind: 'mention' as const, change: 'updated' as const, id: m.id, record: m })),
+        ...inserted.map((m) => ({ kind: 'mention' as const, change: 'created' as const, id: m.id, record: m })),
+      );
       const written = new Map(current);
       for (const row of [...updated, ...inserted]) written.set(row.id, row);
       return ids.map((id) => written.get(id)!);

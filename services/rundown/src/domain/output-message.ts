@@ -25,7 +25,7 @@ export class OutputMessageService {
 
   /** Applies the patch; `changed` says whether any field took a new value (nothing is written otherwise). */
   update(reach: Reach, rundownId: string, patch: Partial<OutputMessageValues>): Promise<{ message: OutputMessageRecord; changed: boolean }> {
-    return this.access.write(reach, rundownId, async (tx) => {
+    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const current = orDefault(await this.repo.find(tx, rundownId));
       const changed = fields.some((f) => patch[f] !== undefined && patch[f] !== current[f]);
       if (!changed) return { message: current, changed };
@@ -36,7 +36,9 @@ export class OutputMessageService {
         bold: patch.bold ?? current.bold,
         underline: patch.underline ?? current.underline,
       };
-      return { message: await this.repo.save(tx, rundownId, next), changed };
+      const message = await this.repo.save(tx, rundownId, next);
+      emit({ kind: 'output_message', change: 'updated', record: message });
+      return { message, changed };
     });
   }
 }

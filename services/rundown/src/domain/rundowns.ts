@@ -4,6 +4,7 @@ import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
+import type { EventLog } from './events.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 
 export interface RundownRecord {
@@ -89,6 +90,7 @@ export class RundownsService {
     private readonly cursors: CursorCodec,
     private readonly cues: CuesRepository,
     private readonly cells: CellStore,
+    private readonly events: EventLog,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<RundownRecord> {
@@ -103,7 +105,7 @@ export class RundownsService {
       });
     }
     const { draft, cells } = draftContent(id, input.cues, new Map(columns.map((c) => [c.name, c.id])));
-    await this.repo.transaction(async (tx) => {
+    return this.repo.transaction(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
       if (live + 1 > maxRundowns) {
@@ -127,8 +129,10 @@ export class RundownsService {
       await this.repo.insertColumns(tx, columns);
       await this.cues.insert(tx, id, draft.pending().created);
       await this.cells.writeForNewRundown(ctx, id, cells);
+      const created = await this.get(ctx, id, tx);
+      await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'created', id, record: created }]);
+      return created;
     });
-    return this.get(ctx, id);
   }
 
   async get(ctx: CallerContext, id: string, tx?: EntityManager): Promise<RundownRecord> {
@@ -141,7 +145,9 @@ export class RundownsService {
     return this.repo.transaction(async (tx) => {
       const row = await this.findVisible(scope, id, tx, true);
       const { settings, ...rest } = patch;
-      return toRecord(await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) }));
+      const updated = toRecord(await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) }));
+      await this.events.record(tx, row, [{ kind: 'rundown', change: 'updated', id, record: updated }]);
+      return updated;
     });
   }
 
@@ -168,8 +174,11 @@ export class RundownsService {
 
   async delete(ctx: CallerContext, id: string): Promise<void> {
     const scope = scopeOf(ctx);
-    if (scope.rundownId && scope.rundownId !== id) throw new AppError('rundowns.not_found');
-    if (!(await this.repo.softDelete(scope.teamId, id))) throw new AppError('rundowns.not_found');
+    if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
+    await this.repo.transaction(async (tx) => {
+      if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
+      await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
+    });
   }
 
   /**

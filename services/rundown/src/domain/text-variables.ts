@@ -28,28 +28,31 @@ export class TextVariablesService {
 
   create(reach: Reach, rundownId: string, input: TextVariableInput): Promise<TextVariableRow> {
     checkKey(input.key);
-    return this.access.write(reach, rundownId, async (tx) => {
+    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       if (await this.repo.find(tx, rundownId, input.key)) throw new AppError('text_variables.key_exists');
       const count = (await this.repo.all(tx, rundownId)).length;
       checkCap(count + 1);
       const [created] = await this.repo.upsert(tx, rundownId, [input]);
+      emit({ kind: 'text_variable', change: 'created', key: input.key, record: created! });
       return created!;
     });
   }
 
   update(reach: Reach, rundownId: string, input: TextVariableInput): Promise<TextVariableRow> {
     checkKey(input.key);
-    return this.access.write(reach, rundownId, async (tx) => {
-      if (!(await this.repo.find(tx, rundownId, input.key))) notFound(rundownId, input.key);
+    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
+      const before = (await this.repo.find(tx, rundownId, input.key)) ?? notFound(rundownId, input.key);
       const [updated] = await this.repo.upsert(tx, rundownId, [input]);
+      if (before.value !== input.value) emit({ kind: 'text_variable', change: 'updated', key: input.key, record: updated! });
       return updated!;
     });
   }
 
   delete(reach: Reach, rundownId: string, key: string): Promise<void> {
     checkKey(key);
-    return this.access.write(reach, rundownId, async (tx) => {
+    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       if (!(await this.repo.remove(tx, rundownId, key))) notFound(rundownId, key);
+      emit({ kind: 'text_variable', change: 'removed', key });
     });
   }
 
@@ -62,12 +65,20 @@ export class TextVariablesService {
     const duplicates = duplicatesBy(items, (i) => i.key);
     if (duplicates.length) throw new AppError('text_variables.duplicate_key', { details: { duplicates: duplicates.map((d) => d.key) } });
     items.forEach((i) => checkKey(i.key));
-    return this.access.write(reach, rundownId, async (tx) => {
+    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
+      const before = new Map((await this.repo.all(tx, rundownId)).map((v) => [v.key, v.value]));
       const keys = new Set(items.map((i) => i.key));
-      if (!replace) for (const existing of await this.repo.all(tx, rundownId)) keys.add(existing.key);
+      if (!replace) for (const key of before.keys()) keys.add(key);
       checkCap(keys.size);
       if (replace) await this.repo.removeOthers(tx, rundownId, items.map((i) => i.key));
-      return this.repo.upsert(tx, rundownId, items);
+      const written = await this.repo.upsert(tx, rundownId, items);
+      if (replace) for (const key of before.keys()) if (!keys.has(key)) emit({ kind: 'text_variable', change: 'removed', key });
+      for (const row of written) {
+        const previous = before.get(row.key);
+        if (previous === undefined) emit({ kind: 'text_variable', change: 'created', key: row.key, record: row });
+        else if (previous !== row.value) emit({ kind: 'text_variable', change: 'updated', key: row.key, record: row });
+      }
+      return written;
     });
   }
 }

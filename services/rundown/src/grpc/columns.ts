@@ -1,18 +1,7 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
-import { ColumnServiceService, type Column, type ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
+import { ColumnServiceService, type ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { ColumnsService, ColumnWrite } from '../domain/columns.js';
-import type { ColumnRow } from '../repositories/rundowns.js';
-
-function columnMessage(c: ColumnRow): Column {
-  return {
-    id: c.id,
-    name: c.name,
-    type: c.type,
-    private: c.private,
-    created_at: c.created_at.toISOString(),
-    updated_at: c.updated_at.toISOString(),
-  };
-}
+import { columnMessage } from './messages.js';
 
 function writeMessage(w: ColumnWrite): ColumnWriteResponse {
   return { column: columnMessage(w.column), column_order: w.column_order, column_order_changed: w.column_order_changed };

@@ -1,35 +1,15 @@
 import { AppError, bindService, type ServiceBinding } from '@rundown/shared';
 import {
   CueServiceService,
-  type Cue,
   type CreateCue,
   type PatchCue,
   type Position as PositionMessage,
   type SideEffect as SideEffectMessage,
 } from '@rundown/shared/proto/rundown/rundown/v1/cues';
-import type { CueFields, CueRecord, PatchCueInput, CreateCueInput, BulkItem } from '../domain/cue-draft.js';
+import type { CueFields, PatchCueInput, CreateCueInput, BulkItem } from '../domain/cue-draft.js';
 import { cueTypes, type CueType, type Position } from '../domain/cue-tree.js';
 import type { CuesService, SideEffect } from '../domain/cues.js';
-
-export function cueMessage(c: CueRecord): Cue {
-  return {
-    id: c.id,
-    type: c.type,
-    title: c.title,
-    subtitle: c.subtitle,
-    duration_ms: c.duration_ms,
-    background_color: c.background_color ?? undefined,
-    start_time: c.start_time ?? undefined,
-    prevent_edits: c.prevent_edits,
-    skip: c.skip,
-    skipped_by: c.skipped_by ?? undefined,
-    parent_id: c.parent_id ?? undefined,
-    auto_advance: c.auto_advance,
-    scheduled: c.scheduled,
-    created_at: c.created_at,
-    updated_at: c.updated_at,
-  };
-}
+import { cueMessage } from './messages.js';
 
 function cueType(value: string | undefined): CueType | undefined {
   if (value === undefined) return undefined;

@@ -1,33 +1,10 @@
 import { bindService, limits, type ServiceBinding } from '@rundown/shared';
-import { RundownServiceService, type CueOrderNode, type Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { NewCue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { CuesService } from '../domain/cues.js';
-import type { NewCueInput, RundownRecord, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
-import type { CueTreeNode } from '../repositories/rundowns.js';
-import { createInput, cueMessage } from './cues.js';
-
-function treeMessage(nodes: CueTreeNode[]): CueOrderNode[] {
-  return nodes.map((n) => ({ id: n.id, children: n.children ? treeMessage(n.children) : [] }));
-}
-
-export function rundownMessage(r: RundownRecord): Rundown {
-  return {
-    id: r.id,
-    title: r.title,
-    timezone: r.timezone ?? undefined,
-    start_time: r.start_time ?? undefined,
-    end_time: r.end_time ?? undefined,
-    status: r.status,
-    settings: {
-      cue_numbering: r.settings.cue_numbering,
-      tod_display_format: r.settings.tod_display_format ?? undefined,
-    },
-    cue_order: treeMessage(r.cue_order),
-    column_order: r.column_order,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
+import type { NewCueInput, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
+import { createInput } from './cues.js';
+import { cueMessage, rundownMessage } from './messages.js';
 
 function newCue(m: NewCue): NewCueInput {
   return {

@@ -1,18 +1,7 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
-import { MentionServiceService, type Mention, type MentionFields as MentionFieldsMessage } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
+import { MentionServiceService, type MentionFields as MentionFieldsMessage } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import type { MentionFields, MentionsService } from '../domain/mentions.js';
-import type { MentionRow } from '../repositories/mentions.js';
-
-function mentionMessage(m: MentionRow): Mention {
-  return {
-    id: m.id,
-    name: m.name,
-    color: m.color,
-    description: m.description,
-    created_at: m.created_at.toISOString(),
-    updated_at: m.updated_at.toISOString(),
-  };
-}
+import { mentionMessage } from './messages.js';
 
 function fieldsOf(message: MentionFieldsMessage | undefined): MentionFields {
   const fields: MentionFields = {};

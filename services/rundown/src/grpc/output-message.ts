@@ -1,17 +1,7 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
-import { OutputMessageServiceService, type OutputMessage } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
-import type { OutputMessageRecord, OutputMessageService } from '../domain/output-message.js';
-
-function outputMessage(m: OutputMessageRecord): OutputMessage {
-  return {
-    text: m.text,
-    visible: m.visible,
-    color: m.color,
-    bold: m.bold,
-    underline: m.underline,
-    updated_at: m.updated_at?.toISOString(),
-  };
-}
+import { OutputMessageServiceService } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
+import type { OutputMessageService } from '../domain/output-message.js';
+import { outputMessageMessage as outputMessage } from './messages.js';
 
 /** gRPC ↔ domain mapping for the output message; no rules live here. */
 export function outputMessageHandlers(messages: OutputMessageService): ServiceBinding {

@@ -1,6 +1,7 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
 import { PlayableOrderServiceService } from '@rundown/shared/proto/rundown/rundown/v1/playable';
 import type { PlayableOrderService } from '../domain/playable-order.js';
+import { cueMessage } from './messages.js';
 
 /**
  * gRPC ↔ domain mapping for the runner's question. A call without a team is the runner acting on
@@ -10,20 +11,7 @@ export function playableOrderHandlers(service: PlayableOrderService): ServiceBin
   return bindService(PlayableOrderServiceService, {
     getPlayableOrder: async (req, ctx) => {
       const order = await service.get(ctx.teamId ? ctx : 'admin', req.rundown_id);
-      return {
-        rundown_id: order.rundown_id,
-        team_id: order.team_id,
-        cues: order.cues.map((c) => ({
-          id: c.id,
-          type: c.type,
-          title: c.title,
-          duration_ms: c.duration_ms,
-          skipped: c.skipped_by !== null,
-          auto_advance: c.auto_advance,
-          scheduled: c.scheduled,
-          start_time: c.start_time ?? undefined,
-        })),
-      };
+      return { rundown_id: order.rundown_id, team_id: order.team_id, cues: order.cues.map(cueMessage) };
     },
   });
 }

@@ -1,11 +1,7 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
-import { TextVariableServiceService, type TextVariable } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
+import { TextVariableServiceService } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { TextVariablesService } from '../domain/text-variables.js';
-import type { TextVariableRow } from '../repositories/text-variables.js';
-
-function variableMessage(v: TextVariableRow): TextVariable {
-  return { key: v.key, value: v.value, created_at: v.created_at.toISOString(), updated_at: v.updated_at.toISOString() };
-}
+import { textVariableMessage as variableMessage } from './messages.js';
 
 /** gRPC ↔ domain mapping for text variables; no rules live here. */
 export function textVariableHandlers(variables: TextVariablesService): ServiceBinding {

@@ -1,5 +1,12 @@
+import { outboxMigration } from '@rundown/shared';
 import { Rundowns1763800000000 } from './1763800000000-rundowns.js';
 import { Content1763960000000 } from './1763960000000-content.js';
 import { MentionColor1764000000000 } from './1764000000000-mention-color.js';
 
-export const migrations = [Rundowns1763800000000, Content1763960000000, MentionColor1764000000000];
+export const migrations = [
+  Rundowns1763800000000,
+  Content1763960000000,
+  MentionColor1764000000000,
+  // The transactional outbox of the rundown's domain events (services/shared/src/outbox).
+  outboxMigration('rundown', 1764100000000),
+];

@@ -161,8 +161,8 @@ export class RundownsRepository {
     return rows[0]!;
   }
 
-  async softDelete(teamId: string, id: string): Promise<boolean> {
-    const result = (await this.db.query(
+  async softDelete(tx: EntityManager, teamId: string, id: string): Promise<boolean> {
+    const result = (await tx.query(
       `UPDATE rundown.rundowns SET deleted_at = clock_timestamp() WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL`,
       [id, teamId],
     )) as [unknown[], number];

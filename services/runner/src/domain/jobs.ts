@@ -30,3 +30,9 @@ export function plannedJobs(rundownId: string, state: ShowState, order: Playable
   }
   return jobs;
 }
+
+/** Whether two plans time the same things (revisions aside). */
+export function sameJobs(a: readonly JobSpec[], b: readonly JobSpec[]): boolean {
+  const key = (j: JobSpec) => `${j.kind}:${j.due_at}:${j.kind === 'scheduled' ? j.cue_id : ''}`;
+  return JSON.stringify(a.map(key)) === JSON.stringify(b.map(key));
+}

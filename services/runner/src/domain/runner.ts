@@ -1,13 +1,20 @@
-import { isAppError, type CallerContext } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
-import type { ShowsRepository } from '../repositories/shows.js';
-import { plannedJobs, type JobSpec } from './jobs.js';
-import { PlayableOrder, preShow, status, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
+import { isAppError, type CallerContext, type Db } from '@rundown/shared';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ShowRow, ShowsRepository } from '../repositories/shows.js';
+import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
+import { PlayableOrder, placeActive, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
+
+/** The playable order as the rundown context reports it, with each cue's full record (for events). */
+export interface SourcedOrder<R> {
+  team_id: string;
+  cues: OrderedCue[];
+  records: ReadonlyMap<string, R>;
+}
 
 /** Where the playable order comes from (the rundown context, over gRPC). */
-export interface OrderSource {
+export interface OrderSource<R> {
   /** With a caller, its reach applies (unknown or hidden rundown: `rundowns.not_found`); without, the runner's own. */
-  get(rundownId: string, caller?: CallerContext): Promise<{ team_id: string; cues: OrderedCue[] }>;
+  get(rundownId: string, caller?: CallerContext): Promise<SourcedOrder<R>>;
 }
 
 /** The delayed jobs (BullMQ): after each commit, the new revision's jobs replace the old ones. */
@@ -15,10 +22,15 @@ export interface Timers {
   replace(previous: JobSpec[], next: JobSpec[]): Promise<void>;
 }
 
-/** Who hears about every committed change (the read model, live events). */
+/** The `status` domain event of every change, written in the change's transaction (the outbox). */
+export interface EventLog<R> {
+  status(tx: Db, status: Status, teamId: string, records: ReadonlyMap<string, R>): Promise<void>;
+}
+
+/** The status read model, written after each commit (before the action answers). */
 export interface StatusSink {
-  changed(status: Status, teamId: string): void;
-  removed(rundownId: string): void;
+  changed(status: Status, teamId: string): Promise<void>;
+  removed(rundownId: string): Promise<void>;
 }
 
 export interface ActResult {
@@ -26,39 +38,57 @@ export interface ActResult {
   side_effects: SideEffect[];
 }
 
-/** The caller's reach, or the runner acting on its own (timed jobs, the admin reset). */
+/** The caller's reach, or the runner acting on its own (timed jobs, edits, the admin reset). */
 type Reach = CallerContext | 'runner';
+
+interface Committed {
+  status: Status;
+  side_effects: SideEffect[];
+  teamId: string;
+  /** Jobs to replace after the commit (absent: the jobs stand). */
+  jobs?: { previous: JobSpec[]; next: JobSpec[] };
+  /** Whether a status was committed (a change, or an over-time deadline): the read model hears it. */
+  published: boolean;
+}
 
 /**
  * The runner service: one transition at a time per rundown. Each action reads the playable order
- * fresh from the rundown context (which also checks the caller may see the rundown), then, under the
- * show row's lock, applies the pure rules, stores the state, the plays and the jobs of the new
- * revision in one transaction. Jobs are (re)placed after the commit; a job lost between commit
- * and placement is re-added at start-up from the row (`restoreJobs`).
+ * fresh from the rundown context (which also checks that the caller may see the rundown); then,
+ * under the show row's lock, it applies the pure rules and stores the state, the plays, the jobs of
+ * the new revision and the `status` event, all in one transaction. Jobs are placed and the read
+ * model written after the commit; a job lost in between is re-added at start-up from the row.
  */
-export class RunnerService {
+export class RunnerService<R> {
   constructor(
     private readonly db: DataSource,
     private readonly shows: ShowsRepository,
-    private readonly orders: OrderSource,
+    private readonly orders: OrderSource<R>,
     private readonly timers: Timers,
+    private readonly events: EventLog<R>,
     private readonly sink: StatusSink,
     private readonly clock: () => number = Date.now,
   ) {}
 
   act(ctx: CallerContext, rundownId: string, action: Action): Promise<ActResult> {
-    return this.run(ctx, rundownId, action);
+    return this.transact(ctx, rundownId, action) as Promise<ActResult>;
   }
 
-  /** Admin (CONTRACT §9): back to pre-show; the plays of the show stay under their run. */
+  /** Admin (CONTRACT §9): back to pre-show; the plays of the show stay, under their run. */
   reset(rundownId: string): Promise<ActResult> {
-    return this.run('runner', rundownId, { kind: 'reset' });
+    return this.transact('runner', rundownId, { kind: 'reset' }) as Promise<ActResult>;
   }
 
+  /**
+   * The status as PostgreSQL has it (the read model's cold path). The first read of a rundown
+   * creates its show row in pre-show, so that edits keep its `next_cue` current from then on.
+   */
   async status(ctx: CallerContext, rundownId: string): Promise<Status> {
     const source = await this.orders.get(rundownId, ctx);
-    const row = await this.shows.find(this.db, rundownId);
-    return status(rundownId, row?.state ?? preShow(), new PlayableOrder(source.cues), this.clock());
+    let row = await this.shows.find(this.db, rundownId);
+    if (!row) row = await this.shows.create(this.db, rundownId, source.team_id);
+    const current = status(rundownId, row.state, new PlayableOrder(source.cues), this.clock());
+    await this.sink.changed(current, source.team_id);
+    return current;
   }
 
   /**
@@ -68,8 +98,7 @@ export class RunnerService {
   async fire(job: JobSpec): Promise<'fired' | 'stale' | 'removed'> {
     const action: Action = job.kind === 'deadline' ? { kind: 'deadline' } : { kind: 'scheduled', cue_id: job.cue_id, start_time: job.start_time };
     try {
-      const result = await this.run('runner', job.rundown_id, action, job.revision);
-      return result ? 'fired' : 'stale';
+      return (await this.transact('runner', job.rundown_id, action, job.revision)) ? 'fired' : 'stale';
     } catch (error) {
       if (isAppError(error) && error.code === 'rundowns.not_found') {
         await this.remove(job.rundown_id);
@@ -79,52 +108,100 @@ export class RunnerService {
     }
   }
 
-  /** The rundown was deleted: state removed, jobs cancelled, a final status (pre-show, no cues) published. */
-  async remove(rundownId: string): Promise<void> {
-    const jobs = await this.shows.remove(this.db, rundownId);
-    if (jobs === undefined) return;
-    await this.timers.replace(jobs, []);
-    this.sink.removed(rundownId);
+  /**
+   * The rundown changed (a cue inserted, moved, deleted, skipped, converted, retitled, retimed): its
+   * show follows. When what the status shows (next cue, titles) or the timed jobs (a hard start)
+   * differ from what was committed, that is a runner change: a new revision and a `status` event.
+   * The active cue keeps playing even when it stopped being playable (see `placeActive`).
+   */
+  async refresh(rundownId: string): Promise<boolean> {
+    // Most edited rundowns have no show: skip them before asking for their order.
+    if (!(await this.shows.find(this.db, rundownId))) return false;
+    let source: SourcedOrder<R>;
+    try {
+      source = await this.orders.get(rundownId);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'rundowns.not_found') {
+        await this.remove(rundownId);
+        return true;
+      }
+      throw error;
+    }
+    const order = new PlayableOrder(source.cues);
+    const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
+      const row = await this.shows.lockExisting(tx, rundownId);
+      if (!row) return null;
+      const now = this.clock();
+      const candidate = { ...row.state, revision: row.state.revision + 1, playable_ids: placeActive(order.ids, row.state.playable_ids, row.state.active?.cue_id) };
+      const jobs = plannedJobs(rundownId, candidate, order, now);
+      const view = statusView(status(rundownId, candidate, order, now));
+      if (JSON.stringify(view) === JSON.stringify(row.view) && sameJobs(jobs, row.jobs)) return null;
+      const after = status(rundownId, candidate, order, now);
+      await this.shows.save(tx, rundownId, candidate, jobs, after);
+      await this.events.status(tx, after, row.team_id, source.records);
+      return { status: after, side_effects: [], teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
+    });
+    if (committed) await this.afterCommit(committed);
+    return committed !== null;
   }
 
-  private run(reach: Reach, rundownId: string, action: Action): Promise<ActResult>;
-  private run(reach: Reach, rundownId: string, action: Action, expectRevision: number): Promise<ActResult | null>;
-  private async run(reach: Reach, rundownId: string, action: Action, expectRevision?: number): Promise<ActResult | null> {
+  /** The rundown was deleted: state removed, jobs cancelled, a final status (stopped, nothing next) published. */
+  async remove(rundownId: string): Promise<void> {
+    const removed = await this.db.transaction(async (tx) => {
+      const row = await this.shows.lockExisting(tx, rundownId);
+      if (!row) return null;
+      const final: Status = { rundown_id: rundownId, server_time: this.clock(), phase: 'pre-show', active_cue: null, next_cue: null, revision: row.state.revision + 1 };
+      await this.events.status(tx, final, row.team_id, new Map());
+      await this.shows.remove(tx, rundownId);
+      return row;
+    });
+    if (!removed) return;
+    await this.timers.replace(removed.jobs, []);
+    await this.sink.removed(rundownId);
+  }
+
+  /** One transition under the row lock; with `expectRevision` (a timed job) it is a no-op unless the show is still there. */
+  private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number): Promise<ActResult | null> {
     const source = await this.orders.get(rundownId, reach === 'runner' ? undefined : reach);
     const order = new PlayableOrder(source.cues);
-    let previousJobs: JobSpec[] = [];
-    const committed = await this.db.transaction(async (tx) => {
+    const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
       const row = await this.shows.lock(tx, rundownId, source.team_id);
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
-      // The clock is read under the lock: transitions of one show are timed in the order they apply.
+      // The clock is read under the lock: the transitions of one show are timed in the order they apply.
       const now = this.clock();
       const outcome = transition(rundownId, row.state, action, order, now);
       const after = status(rundownId, outcome.state, order, now);
-      if (!outcome.changed) return { outcome, status: after, jobs: row.jobs, teamId: row.team_id };
+      if (!outcome.changed) {
+        // A deadline without auto_advance changes nothing, but displays hear that the cue is now over time.
+        if (outcome.overtime) await this.events.status(tx, after, row.team_id, source.records);
+        return { status: after, side_effects: [], teamId: row.team_id, published: outcome.overtime };
+      }
       const jobs = plannedJobs(rundownId, outcome.state, order, now);
-      previousJobs = row.jobs;
       const newRun = action.kind === 'reset';
-      await this.shows.save(tx, rundownId, outcome.state, jobs, newRun);
-      const before = row.state.active;
-      const at = outcome.at;
-      await this.shows.recordPlays(
-        tx,
-        rundownId,
-        row.run + (newRun ? 1 : 0),
-        outcome.ended_play && before ? { at, reason: outcome.ended_play, final_duration_ms: before.duration_ms } : null,
-        outcome.started_play && outcome.state.active
-          ? { cue_id: outcome.state.active.cue_id, title: outcome.state.active.title, planned_duration_ms: outcome.state.active.duration_ms, started_at: at }
-          : null,
-      );
-      return { outcome, status: after, jobs, teamId: row.team_id };
+      await this.shows.save(tx, rundownId, outcome.state, jobs, after, newRun);
+      await this.recordPlays(tx, rundownId, row, outcome, newRun);
+      await this.events.status(tx, after, row.team_id, source.records);
+      return { status: after, side_effects: outcome.side_effects, teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
     });
     if (!committed) return null;
-    if (committed.outcome.changed) {
-      await this.timers.replace(previousJobs, committed.jobs);
-      this.sink.changed(committed.status, committed.teamId);
-    } else if (committed.outcome.overtime) {
-      this.sink.changed(committed.status, committed.teamId);
-    }
-    return { status: committed.status, side_effects: committed.outcome.side_effects };
+    await this.afterCommit(committed);
+    return { status: committed.status, side_effects: committed.side_effects };
+  }
+
+  private async recordPlays(tx: EntityManager, rundownId: string, row: ShowRow, outcome: ReturnType<typeof transition>, newRun: boolean): Promise<void> {
+    const before = row.state.active;
+    const active = outcome.state.active;
+    await this.shows.recordPlays(
+      tx,
+      rundownId,
+      row.run + (newRun ? 1 : 0),
+      outcome.ended_play && before ? { at: outcome.at, reason: outcome.ended_play, final_duration_ms: before.duration_ms } : null,
+      outcome.started_play && active ? { cue_id: active.cue_id, title: active.title, planned_duration_ms: active.duration_ms, started_at: outcome.at } : null,
+    );
+  }
+
+  private async afterCommit(c: Committed): Promise<void> {
+    if (c.jobs) await this.timers.replace(c.jobs.previous, c.jobs.next);
+    if (c.published) await this.sink.changed(c.status, c.teamId);
   }
 }

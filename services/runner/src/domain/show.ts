@@ -180,6 +180,33 @@ export function status(rundownId: string, state: ShowState, order: PlayableOrder
   };
 }
 
+/** What a status shows, without its clock: two equal views need no new revision. */
+export function statusView(s: Status): Omit<Status, 'server_time'> {
+  const { server_time: _clock, ...view } = s;
+  return view;
+}
+
+/**
+ * The playable ids to remember after a change. An active cue that no longer plays (deleted,
+ * converted to a heading or group, skipped) keeps its place among them, right after the nearest
+ * cue before it that still plays, so that next and previous still go where the caller expects.
+ */
+export function placeActive(ids: readonly string[], previous: readonly string[], activeId: string | undefined): string[] {
+  if (activeId === undefined || ids.includes(activeId)) return [...ids];
+  const at = previous.indexOf(activeId);
+  const present = new Set(ids);
+  let before: string | undefined;
+  for (let j = at - 1; j >= 0; j--) {
+    if (present.has(previous[j]!)) {
+      before = previous[j];
+      break;
+    }
+  }
+  const out = [...ids];
+  out.splice(before === undefined ? 0 : out.indexOf(before) + 1, 0, activeId);
+  return out;
+}
+
 /** When the active cue runs out, or null while paused or stopped. */
 export function deadlineOf(state: ShowState): number | null {
   const a = state.active;
@@ -211,7 +238,8 @@ class Transition {
   apply(action: Action): Outcome {
     const after = this.next(action);
     if (after === this.before) return this.outcome(this.before, false);
-    return this.outcome({ ...after, revision: this.before.revision + 1, playable_ids: this.order.ids }, true);
+    const ids = placeActive(this.order.ids, this.before.playable_ids, after.phase === 'running' ? after.active?.cue_id : undefined);
+    return this.outcome({ ...after, revision: this.before.revision + 1, playable_ids: ids }, true);
   }
 
   private next(action: Action): ShowState {

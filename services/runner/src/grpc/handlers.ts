@@ -60,7 +60,7 @@ function action(req: ActRequest): Action {
 }
 
 /** gRPC ↔ domain mapping for the runner; no rules live here. */
-export function runnerHandlers(runner: RunnerService): ServiceBinding {
+export function runnerHandlers(runner: RunnerService<unknown>): ServiceBinding {
   return bindService(RunnerServiceService, {
     act: async (req, ctx) => actMessage(await runner.act(ctx, req.rundown_id, action(req))),
     getStatus: async (req, ctx) => statusMessage(await runner.status(ctx, req.rundown_id)),

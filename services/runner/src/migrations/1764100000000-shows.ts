@@ -1,8 +1,10 @@
+import { outboxTableSql } from '@rundown/shared';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The runner's state per rundown (one row, the source of truth, locked by every transition) and
- * every play of a cue (start, end, how it ended), which timing reports read (CONTRACT §10).
+ * every play of a cue (start, end, how it ended), which timing reports read (CONTRACT §10); the
+ * transactional outbox of its `status` events.
  */
 export class Shows1764100000000 implements MigrationInterface {
   name = 'Shows1764100000000';
@@ -21,6 +23,8 @@ export class Shows1764100000000 implements MigrationInterface {
         paused_at bigint,
         duration_ms bigint,
         playable_ids text[] NOT NULL DEFAULT '{}',
+        -- the status last committed, without its clock (an edit that changes it is a runner change)
+        view jsonb,
         -- the delayed jobs this revision relies on (re-added at start-up if Redis lost them)
         jobs jsonb NOT NULL DEFAULT '[]',
         -- shows since the last reset (plays of archived shows keep their run)
@@ -47,9 +51,11 @@ export class Shows1764100000000 implements MigrationInterface {
       )`);
     await db.query('CREATE INDEX plays_by_show ON runner.plays (rundown_id, run, id)');
     await db.query('CREATE UNIQUE INDEX plays_one_open ON runner.plays (rundown_id) WHERE ended_at IS NULL');
+    for (const sql of outboxTableSql('runner')) await db.query(sql);
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query('DROP TABLE runner.outbox');
     await db.query('DROP TABLE runner.plays');
     await db.query('DROP TABLE runner.shows');
   }

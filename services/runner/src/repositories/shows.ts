@@ -1,10 +1,12 @@
 import type { Db } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
-import type { PlayEnd, ShowState } from '../domain/show.js';
+import { statusView, type PlayEnd, type ShowState, type Status } from '../domain/show.js';
 import type { JobSpec } from '../domain/jobs.js';
 
 export interface ShowRow {
   state: ShowState;
+  /** The status last committed, without its clock (null until the first change). */
+  view: Omit<Status, 'server_time'> | null;
   team_id: string;
   jobs: JobSpec[];
   run: number;
@@ -20,16 +22,18 @@ interface StoredShow {
   paused_at: number | null;
   duration_ms: number | null;
   playable_ids: string[];
+  view: Omit<Status, 'server_time'> | null;
   jobs: JobSpec[];
   run: number;
 }
 
 const columns = `team_id, phase, revision::float8 AS revision, active_cue_id, active_title, started_at::float8 AS started_at,
-  paused_at::float8 AS paused_at, duration_ms::float8 AS duration_ms, playable_ids, jobs, run`;
+  paused_at::float8 AS paused_at, duration_ms::float8 AS duration_ms, playable_ids, view, jobs, run`;
 
 function toRow(s: StoredShow): ShowRow {
   return {
     team_id: s.team_id,
+    view: s.view,
     jobs: s.jobs,
     run: s.run,
     state: {
@@ -65,14 +69,26 @@ export class ShowsRepository {
     return toRow(rows[0]!);
   }
 
-  async save(tx: EntityManager, rundownId: string, state: ShowState, jobs: JobSpec[], newRun = false): Promise<void> {
+  /** A pre-show row for a rundown first asked about (a concurrent creator wins; its row is answered). */
+  async create(db: Db, rundownId: string, teamId: string): Promise<ShowRow> {
+    await db.query('INSERT INTO runner.shows (rundown_id, team_id) VALUES ($1, $2) ON CONFLICT (rundown_id) DO NOTHING', [rundownId, teamId]);
+    return (await this.find(db, rundownId))!;
+  }
+
+  /** The row under its lock, if the show exists (edits and removal never create one). */
+  async lockExisting(tx: EntityManager, rundownId: string): Promise<ShowRow | undefined> {
+    const rows = (await tx.query(`SELECT ${columns} FROM runner.shows WHERE rundown_id = $1 FOR UPDATE`, [rundownId])) as StoredShow[];
+    return rows[0] && toRow(rows[0]);
+  }
+
+  async save(tx: EntityManager, rundownId: string, state: ShowState, jobs: JobSpec[], committed: Status, newRun = false): Promise<void> {
     const a = state.active;
     await tx.query(
       `UPDATE runner.shows SET phase = $2, revision = $3, active_cue_id = $4, active_title = $5, started_at = $6, paused_at = $7,
-         duration_ms = $8, playable_ids = $9, jobs = $10, run = run + $11, updated_at = clock_timestamp()
+         duration_ms = $8, playable_ids = $9, jobs = $10, run = run + $11, view = $12, updated_at = clock_timestamp()
        WHERE rundown_id = $1`,
       [rundownId, state.phase, state.revision, a?.cue_id ?? null, a?.title ?? null, a?.started_at ?? null, a?.paused_at ?? null,
-        a?.duration_ms ?? null, state.playable_ids, JSON.stringify(jobs), newRun ? 1 : 0],
+        a?.duration_ms ?? null, state.playable_ids, JSON.stringify(jobs), newRun ? 1 : 0, JSON.stringify(statusView(committed))],
     );
   }
 

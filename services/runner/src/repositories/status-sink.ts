@@ -1,19 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { RUNNER_STATUS_CHANNEL as STATUS_CHANNEL, runnerStatusKey as statusKey, type StoredRunnerStatus } from '@rundown/shared';
 import type { StatusSink } from '../domain/runner.js';
 import type { Status } from '../domain/show.js';
-
-/** Redis keys and channel of the status read model (the gateway reads them; one definition). */
-export const statusKey = (rundownId: string): string => `runner:status:${rundownId}`;
-export const STATUS_CHANNEL = 'runner:status';
-
-/** What the read model holds per rundown: the status without its clock, and whose it is. */
-export interface StoredStatus extends Omit<Status, 'server_time'> {
-  team_id: string;
-  /** When the runner committed it (ms). */
-  at: number;
-  removed?: true;
-}
 
 // Newer revisions only: two replicas committing back to back may publish out of order.
 const WRITE_IF_NEWER = `
@@ -40,21 +29,32 @@ export class RedisStatusSink implements StatusSink {
     this.redis.defineCommand('writeStatusIfNewer', { numberOfKeys: 1, lua: WRITE_IF_NEWER });
   }
 
-  changed(status: Status, teamId: string): void {
+  /** Never fails the change it follows (already committed): a failed write is logged; the key then expires or is rewritten. */
+  async changed(status: Status, teamId: string): Promise<void> {
     const { server_time: at, ...rest } = status;
-    const stored: StoredStatus = { ...rest, team_id: teamId, at };
-    const write = (this.redis as unknown as { writeStatusIfNewer(key: string, json: string, rev: number, channel: string): Promise<number> })
-      .writeStatusIfNewer(statusKey(status.rundown_id), JSON.stringify(stored), status.revision, STATUS_CHANNEL);
-    write.catch((err: Error) => this.logger.warn({ err: err.message, rundown_id: status.rundown_id }, 'status read model write failed'));
+    const stored: StoredRunnerStatus = { ...rest, team_id: teamId, at };
+    try {
+      await (this.redis as unknown as { writeStatusIfNewer(key: string, json: string, rev: number, channel: string): Promise<number> }).writeStatusIfNewer(
+        statusKey(status.rundown_id),
+        JSON.stringify(stored),
+        status.revision,
+        STATUS_CHANNEL,
+      );
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, rundown_id: status.rundown_id }, 'status read model write failed');
+    }
   }
 
-  removed(rundownId: string): void {
-    this.redis
-      .multi()
-      .del(statusKey(rundownId))
-      .publish(STATUS_CHANNEL, JSON.stringify({ rundown_id: rundownId, removed: true, revision: Number.MAX_SAFE_INTEGER }))
-      .exec()
-      .catch((err: Error) => this.logger.warn({ err: err.message, rundown_id: rundownId }, 'status read model removal failed'));
+  async removed(rundownId: string): Promise<void> {
+    try {
+      await this.redis
+        .multi()
+        .del(statusKey(rundownId))
+        .publish(STATUS_CHANNEL, JSON.stringify({ rundown_id: rundownId, removed: true, revision: Number.MAX_SAFE_INTEGER }))
+        .exec();
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, rundown_id: rundownId }, 'status read model removal failed');
+    }
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import type { LiveEvents } from '../../events/live-events.js';
+import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import type { RouteDef } from '../route.js';
 import { authRoutes } from './auth.js';
 import { columnRoutes } from './columns.js';
@@ -13,7 +14,7 @@ import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
-export function v1Routes(clients: Clients, urls: PublicUrls, live: LiveEvents): RouteDef[] {
+export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader, live: LiveEvents): RouteDef[] {
   return [
     ...authRoutes(clients),
     ...rundownRoutes(clients, urls),
@@ -22,7 +23,7 @@ export function v1Routes(clients: Clients, urls: PublicUrls, live: LiveEvents): 
     ...mentionRoutes(clients, urls),
     ...textVariableRoutes(clients, urls),
     ...outputMessageRoutes(clients),
-    ...runnerRoutes(clients),
+    ...runnerRoutes(clients, runnerStatus),
     ...eventRoutes(live),
   ];
 }

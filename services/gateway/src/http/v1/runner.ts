@@ -1,5 +1,8 @@
 import { Phase, type ActResponse, type SideEffect as SideEffectMessage, type Status } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import type { StoredRunnerStatus } from '@rundown/shared';
+import type { Principal } from '../../edge/authenticator.js';
 import type { Clients } from '../../edge/clients.js';
+import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import type { SideEffect } from '../envelope.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusRecord } from './schemas/runner.js';
@@ -15,6 +18,19 @@ export interface StatusJson {
   next_cue: { id: string; title: string } | null;
   phase: PhaseName;
   revision: number;
+}
+
+/** The same object from the read model, clocked now. */
+export function storedStatusJson(s: StoredRunnerStatus, serverTime: number): StatusJson {
+  const a = s.phase === 'running' ? s.active_cue : null;
+  return {
+    server_time: serverTime,
+    state: !a ? 'stopped' : a.paused_at !== null ? 'paused' : 'running',
+    active_cue: a ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at, duration_ms: a.duration_ms } : null,
+    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
+    phase: s.phase,
+    revision: s.revision,
+  };
 }
 
 export function statusJson(s: Status, serverTime = s.server_time): StatusJson {
@@ -107,7 +123,13 @@ const verbErrors: Record<Verb, ('runner.not_running' | 'runner.ended_cannot_star
 };
 
 /** The show runner's control surface (the token may come as ?token=). Mapping only. */
-export function runnerRoutes(clients: Clients): RouteDef[] {
+export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): RouteDef[] {
+  /** The read model when it has the rundown, else the runner (which fills the read model). */
+  const currentStatus = async (principal: Principal, rundownId: string, caller: Parameters<Clients['runner']['getStatus']>[1]): Promise<StatusJson> => {
+    const stored = await reader.get(principal, rundownId);
+    if (stored) return storedStatusJson(stored, Date.now());
+    return statusJson(await clients.runner.getStatus({ rundown_id: rundownId }, caller));
+  };
   const simple = (verb: Verb) =>
     defineRoute({
       method: 'post',
@@ -133,7 +155,7 @@ export function runnerRoutes(clients: Clients): RouteDef[] {
       role: 'VIEW',
       errors: ['rundowns.not_found'],
       response: statusRecord,
-      handler: async ({ params, caller }) => ({ data: statusJson(await clients.runner.getStatus({ rundown_id: params.id! }, caller)) }),
+      handler: async ({ params, principal, caller }) => ({ data: await currentStatus(principal, params.id!, caller) }),
     }),
     defineRoute({
       method: 'get',
@@ -144,7 +166,7 @@ export function runnerRoutes(clients: Clients): RouteDef[] {
       role: 'VIEW',
       errors: ['rundowns.not_found'],
       response: countdownRecord,
-      handler: async ({ params, caller }) => ({ data: countdownJson(statusJson(await clients.runner.getStatus({ rundown_id: params.id! }, caller))) }),
+      handler: async ({ params, principal, caller }) => ({ data: countdownJson(await currentStatus(principal, params.id!, caller)) }),
     }),
     simple('start'),
     simple('pause'),

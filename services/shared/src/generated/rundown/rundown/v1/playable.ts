@@ -18,23 +18,11 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Cue } from "./cues.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/playable.proto";
-
-export interface OrderedCue {
-  id: string;
-  /** "cue" | "heading" | "group" */
-  type: string;
-  title: string;
-  duration_ms: number;
-  /** skipped by itself or by its group */
-  skipped: boolean;
-  auto_advance: boolean;
-  scheduled: boolean;
-  start_time?: number | undefined;
-}
 
 export interface GetPlayableOrderRequest {
   rundown_id: string;
@@ -44,140 +32,8 @@ export interface PlayableOrder {
   rundown_id: string;
   team_id: string;
   /** every cue in display order (a group, then its children) */
-  cues: OrderedCue[];
+  cues: Cue[];
 }
-
-function createBaseOrderedCue(): OrderedCue {
-  return {
-    id: "",
-    type: "",
-    title: "",
-    duration_ms: 0,
-    skipped: false,
-    auto_advance: false,
-    scheduled: false,
-    start_time: undefined,
-  };
-}
-
-export const OrderedCue: MessageFns<OrderedCue> = {
-  encode(message: OrderedCue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.id !== "") {
-      writer.uint32(10).string(message.id);
-    }
-    if (message.type !== "") {
-      writer.uint32(18).string(message.type);
-    }
-    if (message.title !== "") {
-      writer.uint32(26).string(message.title);
-    }
-    if (message.duration_ms !== 0) {
-      writer.uint32(32).int64(message.duration_ms);
-    }
-    if (message.skipped !== false) {
-      writer.uint32(40).bool(message.skipped);
-    }
-    if (message.auto_advance !== false) {
-      writer.uint32(48).bool(message.auto_advance);
-    }
-    if (message.scheduled !== false) {
-      writer.uint32(56).bool(message.scheduled);
-    }
-    if (message.start_time !== undefined) {
-      writer.uint32(64).int64(message.start_time);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): OrderedCue {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseOrderedCue();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.id = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.type = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.title = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.duration_ms = longToNumber(reader.int64());
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.skipped = reader.bool();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.auto_advance = reader.bool();
-            continue;
-          }
-          case 7: {
-            if (tag !== 56) {
-              break;
-            }
-
-            message.scheduled = reader.bool();
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
-              break;
-            }
-
-            message.start_time = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
 
 function createBaseGetPlayableOrderRequest(): GetPlayableOrderRequest {
   return { rundown_id: "" };
@@ -238,7 +94,7 @@ export const PlayableOrder: MessageFns<PlayableOrder> = {
       writer.uint32(18).string(message.team_id);
     }
     for (const v of message.cues) {
-      OrderedCue.encode(v!, writer.uint32(26).fork()).join();
+      Cue.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -277,7 +133,7 @@ export const PlayableOrder: MessageFns<PlayableOrder> = {
               break;
             }
 
-            message.cues.push(OrderedCue.decode(reader, reader.uint32()));
+            message.cues.push(Cue.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -337,17 +193,6 @@ export const PlayableOrderServiceClient = makeGenericClientConstructor(
   service: typeof PlayableOrderServiceService;
   serviceName: string;
 };
-
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
-  }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
-}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

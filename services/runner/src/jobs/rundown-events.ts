@@ -1,0 +1,59 @@
+import { decodeEvent, eventKeys, Kind, readEventIndex } from '@rundown/shared';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/**
+ * Follows every rundown's domain events (the outbox index stream) and hands the runner each rundown
+ * whose cues or record changed, so that a show follows edits (next cue, titles, hard starts) and a
+ * deleted rundown's show is cleaned up. Events the runner itself wrote are ignored. Every replica
+ * follows; a refresh that finds nothing to change is a no-op, so doing it twice is harmless.
+ */
+export class RundownEventFollower {
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly refresh: (rundownId: string) => Promise<unknown>,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    let after = '$';
+    while (!this.stopped) {
+      try {
+        const entries = await readEventIndex(this.redis, after, { count: 500, blockMs: 1_000 });
+        if (!entries.length) continue;
+        after = entries.at(-1)!.id;
+        const changed = new Set<string>();
+        const reads = entries.map(async (entry) => {
+          const [raw] = await this.redis.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);
+          const fields = raw?.[1] ?? [];
+          const e = fields.findIndex((f, i) => i % 2 === 0 && f.toString() === 'e');
+          if (e < 0) return;
+          const event = decodeEvent(fields[e + 1]!);
+          if (event.kind === Kind.KIND_CUE || event.kind === Kind.KIND_RUNDOWN) changed.add(entry.rundown_id);
+        });
+        await Promise.all(reads);
+        // One refresh per rundown per batch, however many edits it had.
+        await Promise.all(
+          [...changed].map((id) => this.refresh(id).catch((err: Error) => this.logger.warn({ err: err.message, rundown_id: id }, 'show refresh failed'))),
+        );
+      } catch (err) {
+        if (this.stopped) break;
+        this.logger.warn({ err: (err as Error).message }, 'reading rundown events failed; retrying');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.redis.disconnect();
+    await this.loop?.catch(() => undefined);
+  }
+}

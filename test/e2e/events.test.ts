@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { readEventIndex, readRundownEvents } from '@rundown/shared';
+import { createTeam, system, v1, type TestTeam } from '../support/client.js';
+
+/**
+ * The running system's domain events: a write through the public API reaches the rundown's Redis
+ * Stream through the rundown service's outbox relay, within moments (NOTIFY, no polling).
+ */
+let team: TestTeam;
+let owner: string;
+let redis: Redis;
+
+beforeAll(async () => {
+  team = await createTeam();
+  owner = await team.token('OWNER');
+  redis = new Redis(system().redisUrl);
+});
+
+afterAll(() => {
+  redis.disconnect();
+});
+
+describe('domain events', () => {
+  it('relays every write of a rundown to its stream and the index, in order', async () => {
+    const indexBefore = (await redis.xrevrange('events:index', '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+    const created = await v1('POST', '/rundowns', { token: owner, body: { title: 'Evented' } });
+    const id = created.body.data.id as string;
+    const started = Date.now();
+    const cue = await v1('POST', `/rundowns/${id}/cues`, { token: owner, body: { title: 'Opening' } });
+    await v1('PATCH', `/rundowns/${id}/output-message`, { token: owner, body: { text: 'On air' } });
+    let events = await readRundownEvents(redis, id, '0-0');
+    while (events.length < 4 && Date.now() - started < 5_000) {
+      await new Promise((r) => setTimeout(r, 10));
+      events = await readRundownEvents(redis, id, '0-0');
+    }
+    expect(events.map((e) => `${e.event.payload?.$case}`)).toEqual(['rundown', 'cue', 'rundown', 'output_message']);
+    const [, cueEvent] = events;
+    expect(cueEvent!.event.payload).toMatchObject({ $case: 'cue', value: { id: cue.body.data.id, cue: { title: 'Opening' } } });
+    expect(events.every((e) => e.event.team_id === team.id && e.event.rundown_id === id)).toBe(true);
+    const index = (await readEventIndex(redis, indexBefore, { count: 10_000 })).filter((e) => e.rundown_id === id);
+    expect(index.map((e) => e.event_id)).toEqual(events.map((e) => e.id));
+  });
+});
