@@ -78,7 +78,7 @@ export async function main(): Promise<void> {
       heartbeatMs: config.SSE_HEARTBEAT_MS,
       lifetimeMs: config.SSE_LIFETIME_MS,
       maxBufferedBytes: config.SSE_MAX_BUFFERED_BYTES,
-      maxPendingEvents: config.SSE_MAX_PENDING_EVENTS,
+      stallMs: config.SSE_STALL_MS,
     });
     live.start();
     const publicApp = createPublicApp({

@@ -26,8 +26,8 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       /** v1 live events (CONTRACT §7): heartbeat period, stream lifetime (at most 1 h), per-connection bounds. */
       SSE_HEARTBEAT_MS: env.int(15_000, 50),
       SSE_LIFETIME_MS: env.int(3_600_000, 1_000).pipe(z.number().max(3_600_000)),
-      SSE_MAX_BUFFERED_BYTES: env.int(256 * 1024, 1024),
-      SSE_MAX_PENDING_EVENTS: env.int(10_000, 1),
+      SSE_MAX_BUFFERED_BYTES: env.int(1024 * 1024, 1024),
+      SSE_STALL_MS: env.int(30_000, 100),
       LOG_LEVEL: env.logLevel(),
     },
     source,

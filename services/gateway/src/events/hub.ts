@@ -129,6 +129,11 @@ export class EventHub {
     }
   }
 
+  /** The last id this process read of the rundown's stream (undefined when it follows no such rundown). */
+  lastIdOf(rundownId: string): string | undefined {
+    return this.topics.get(rundownId)?.lastId;
+  }
+
   /** Stops reading (connections are ended by their owner first). */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -22,7 +22,7 @@ export interface LiveEventsOptions {
   heartbeatMs: number;
   lifetimeMs: number;
   maxBufferedBytes: number;
-  maxPendingEvents: number;
+  stallMs: number;
 }
 
 export interface OpenRequest {
@@ -42,7 +42,8 @@ interface TokenGroup {
   expiry: NodeJS.Timeout | undefined;
 }
 
-const REPLAY_PAGE = 200;
+/** Entries per catch-up read; a page stops early when the socket pushes back. */
+const CATCH_UP_PAGE = 100;
 
 /**
  * v1 live events (CONTRACT §7) of one gateway process: opens streams (ready, status snapshot,
@@ -82,7 +83,15 @@ export class LiveEvents {
     // Cycled at most lifetimeMs after opening, spread over its last tenth so that streams opened
     // together (after a deploy) do not all reconnect in the same instant.
     const deadline = now + this.options.lifetimeMs - Math.floor(Math.random() * (this.options.lifetimeMs / 10));
-    const stream = new LiveStream(rundownId, request.subscription.names, res, this.options, deadline, (s) => this.forget(s));
+    const stream = new LiveStream(
+      rundownId,
+      request.subscription.names,
+      res,
+      this.options,
+      deadline,
+      (s) => this.forget(s),
+      (s) => void this.catchUp(s),
+    );
     res.once('close', () => stream.close());
 
     // Join the fan-out first: everything after the position it gives reaches the stream, so the
@@ -109,7 +118,7 @@ export class LiveEvents {
     if (stream.closed) return; // the client went away meanwhile
 
     const start = replay.from ?? stream.position;
-    stream.begin(start, parseStreamId(start) ?? [0, 0], snapshot.revision);
+    stream.begin(start, snapshot.revision);
     this.register(stream, request);
 
     res.socket?.setNoDelay(true);
@@ -129,16 +138,8 @@ export class LiveEvents {
     stream.write(frame('ready', ready, start));
     stream.write(frame('status', snapshot, start));
 
-    if (replay.from !== undefined) {
-      try {
-        await this.replay(stream, replay.from);
-      } catch (error) {
-        this.options.logger.warn({ err: (error as Error).message, rundown_id: rundownId }, 'sse replay failed; the client resumes on reconnect');
-        stream.close('lifetime');
-        return;
-      }
-    }
-    stream.goLive();
+    // What the client missed (Last-Event-ID), and what arrived while this stream opened.
+    await this.catchUp(stream);
   }
 
   /** SIGTERM: every stream gets `disconnect` (`lifetime`) and ends; then the reader stops. */
@@ -193,7 +194,7 @@ export class LiveEvents {
     const now = Date.now();
     const beat = heartbeatFrame(now);
     for (const stream of this.streams) {
-      if (!stream.isLive()) continue;
+      if (stream.closed) continue;
       // The next beat would be past the deadline: cycle now (streams live at most lifetimeMs).
       if (now + this.options.heartbeatMs >= stream.deadline) stream.close('lifetime');
       else stream.write(beat);
@@ -230,20 +231,32 @@ export class LiveEvents {
     return { from: id, resync: false };
   }
 
-  /** The events after `from` up to the stream's join position, page by page, at the client's pace. */
-  private async replay(stream: LiveStream, from: string): Promise<void> {
-    const end = parseStreamId(stream.position) ?? [0, 0];
-    let after = from;
-    for (;;) {
-      const page = await readRundownEvents(this.options.redis, stream.rundownId, after, { count: REPLAY_PAGE });
-      for (const { id, event } of page) {
-        const live = LiveEvent.from(id, event);
-        if (live && afterPosition(live.position, end)) return; // the hub delivers it
-        if (live) stream.replay(live);
-        after = id;
+  /**
+   * Reads the rundown's stream after the stream's last id, page by page at the socket's pace, until
+   * it has everything the hub has delivered; then the stream is live again. A position the stream
+   * no longer holds (trimmed while the client lagged) cuts the connection: it reconnects and resyncs.
+   */
+  private async catchUp(stream: LiveStream): Promise<void> {
+    try {
+      if (!(await isContinuous(this.options.redis, stream.rundownId, stream.lastId))) return stream.cut();
+      while (!stream.closed) {
+        await stream.drained();
+        if (stream.closed) return;
+        const page = await readRundownEvents(this.options.redis, stream.rundownId, stream.lastId, { count: CATCH_UP_PAGE });
+        for (const { id, event } of page) {
+          stream.replay(LiveEvent.from(id, event) ?? id);
+          if (stream.isBlocked() || stream.closed) break;
+        }
+        const hubAt = parseStreamId(this.hub.lastIdOf(stream.rundownId) ?? '0-0') ?? [0, 0];
+        if (page.length === 0 && !afterPosition(hubAt, parseStreamId(stream.lastId) ?? [0, 0])) {
+          // Caught up with what the hub has delivered; from here on its deliveries are written.
+          stream.catchingUp = false;
+          return;
+        }
       }
-      if (page.length < REPLAY_PAGE || stream.closed) return;
-      await stream.drained();
+    } catch (error) {
+      this.options.logger.warn({ err: (error as Error).message, rundown_id: stream.rundownId }, 'sse catch-up failed; the client resumes on reconnect');
+      stream.close('lifetime');
     }
   }
 }

@@ -1,34 +1,37 @@
 import type { ServerResponse } from 'node:http';
-import { afterPosition, disconnectFrame, type DisconnectReason, type LiveEvent, type StreamPosition } from './frames.js';
+import { afterPosition, disconnectFrame, parseStreamId, type DisconnectReason, type LiveEvent, type StreamPosition } from './frames.js';
 import type { Subscriber } from './hub.js';
 import type { EventName } from './subscription.js';
 
 export interface StreamLimits {
-  /** Bytes a connection may have waiting (after the socket stopped taking more) before it is cut. */
+  /** Frame bytes a connection may have waiting once its socket stopped taking more; past it, it catches up from Redis. */
   maxBufferedBytes: number;
-  /** Live events held while the stream opens (status snapshot, replay) before it is cut. */
-  maxPendingEvents: number;
+  /** How long a connection may take no bytes at all (blocked, no 'drain') before it is cut. */
+  stallMs: number;
 }
 
 /**
- * One SSE connection. The hub delivers every event of its rundown; the stream keeps what the
- * subscription names (and `status`), never goes back (an id at or before the last one written is
- * dropped, so replay and live never overlap, and a status older than the one sent is dropped), and
- * writes with the response's own backpressure: once `write()` answers false, frames wait in a
- * bounded queue until 'drain'; past the bound the connection is cut (the client reconnects with
- * Last-Event-ID and replays), so a slow client never holds memory without limit or delays others.
+ * One SSE connection. It is either live (the hub's deliveries are written at once) or catching up
+ * (its owner reads the rundown's Redis stream after `lastId`, page by page at the socket's pace,
+ * until it reaches what the hub has delivered; deliveries meanwhile are ignored, the stream holds
+ * them). It catches up after opening (from Last-Event-ID, or from its join position) and whenever
+ * its queue passes the bound, so memory per connection stays bounded and nothing is lost.
+ *
+ * It never goes back: a frame at or before the last id written is dropped (replay and live never
+ * overlap), and so is a status older than the one sent. Writes follow the response's own
+ * backpressure: once `write()` answers false, frames wait in the queue until 'drain'; a socket that
+ * takes nothing for `stallMs` is cut (the client reconnects with Last-Event-ID).
  */
 export class LiveStream implements Subscriber {
   position = '0-0';
-  /** Id of the last frame written (what `disconnect` carries, what a reconnect resumes from). */
+  /** Id of the last event handed to the socket or its queue (what `disconnect` carries, where a catch-up resumes). */
   lastId = '0-0';
   closed = false;
-  private live = false;
+  catchingUp = true;
   private last: StreamPosition = [0, 0];
   private statusRevision = -1;
-  private early: LiveEvent[] | undefined = [];
-  private overflowed = false;
   private blocked = false;
+  private stallTimer: NodeJS.Timeout | undefined;
   private queue: Buffer[] = [];
   private queuedBytes = 0;
   private drainWaiters: (() => void)[] = [];
@@ -41,41 +44,34 @@ export class LiveStream implements Subscriber {
     /** When the stream is cycled (`lifetime`), ms since the epoch. */
     readonly deadline: number,
     private readonly onClosed: (stream: LiveStream) => void,
+    /** Called when the stream falls behind: its owner catches it up from Redis. */
+    private readonly onBehind: (stream: LiveStream) => void,
   ) {}
 
-  /** The stream was accepted: from `startId` on (its ready and snapshot carry it), nothing older is sent. */
-  begin(startId: string, start: StreamPosition, statusRevision: number): void {
+  /** The stream was accepted: it resumes after `startId` (its ready and snapshot carry it). */
+  begin(startId: string, statusRevision: number): void {
     this.lastId = startId;
-    this.last = start;
+    this.last = parseStreamId(startId) ?? [0, 0];
     this.statusRevision = statusRevision;
   }
 
+  /** From the hub: written while live, ignored while catching up (the catch-up reads it from Redis). */
   deliver(event: LiveEvent): void {
-    if (this.closed) return;
-    if (this.early) {
-      if (this.early.length >= this.limits.maxPendingEvents) this.overflowed = true;
-      else this.early.push(event);
-      return;
+    if (!this.closed && !this.catchingUp) this.emit(event);
+  }
+
+  /** From a catch-up page. An undecodable entry is passed as its id alone, so the catch-up moves on. */
+  replay(event: LiveEvent | string): void {
+    if (typeof event !== 'string') return this.emit(event);
+    const position = parseStreamId(event);
+    if (position && afterPosition(position, this.last)) {
+      this.last = position;
+      this.lastId = event;
     }
-    this.emit(event);
   }
 
-  /** A replayed event: the same path as a live one. */
-  replay(event: LiveEvent): void {
-    this.emit(event);
-  }
-
-  /** Replay is done: what arrived meanwhile goes out, and from now on events go straight out. */
-  goLive(): void {
-    const early = this.early ?? [];
-    this.early = undefined;
-    this.live = true;
-    if (this.overflowed) return this.cut();
-    for (const event of early) this.emit(event);
-  }
-
-  isLive(): boolean {
-    return this.live && !this.closed;
+  isBlocked(): boolean {
+    return this.blocked;
   }
 
   write(chunk: Buffer): void {
@@ -83,7 +79,10 @@ export class LiveStream implements Subscriber {
     if (this.blocked) {
       this.queue.push(chunk);
       this.queuedBytes += chunk.length;
-      if (this.queuedBytes > this.limits.maxBufferedBytes) this.cut();
+      if (this.queuedBytes > this.limits.maxBufferedBytes && !this.catchingUp) {
+        this.catchingUp = true;
+        this.onBehind(this);
+      }
       return;
     }
     if (!this.res.write(chunk)) this.block();
@@ -96,8 +95,8 @@ export class LiveStream implements Subscriber {
   }
 
   /**
-   * Ends the stream: with a reason, a `disconnect` frame first (when the client is still reading);
-   * without one (the client went away), just cleans up.
+   * Ends the stream: with a reason, a `disconnect` frame first (when the socket still takes
+   * writes); without one (the client went away), just cleans up.
    */
   close(reason?: DisconnectReason): void {
     if (this.closed) return;
@@ -108,8 +107,8 @@ export class LiveStream implements Subscriber {
     else this.res.end(disconnectFrame(reason, this.lastId));
   }
 
-  /** A client that does not keep up (or overflowed while opening): cut without a frame it could not read. */
-  private cut(): void {
+  /** A client that takes nothing (or fell out of what the stream keeps): cut; it reconnects with Last-Event-ID. */
+  cut(): void {
     if (this.closed) return;
     this.closed = true;
     this.release();
@@ -117,9 +116,9 @@ export class LiveStream implements Subscriber {
   }
 
   private release(): void {
+    clearTimeout(this.stallTimer);
     this.queue = [];
     this.queuedBytes = 0;
-    this.early = undefined;
     for (const w of this.drainWaiters.splice(0)) w();
     this.onClosed(this);
   }
@@ -145,10 +144,12 @@ export class LiveStream implements Subscriber {
   private block(): void {
     this.blocked = true;
     this.res.once('drain', this.onDrain);
+    this.stallTimer = setTimeout(() => this.cut(), this.limits.stallMs);
   }
 
   private readonly onDrain = (): void => {
     this.blocked = false;
+    clearTimeout(this.stallTimer);
     while (this.queue.length && !this.closed) {
       const chunk = this.queue.shift()!;
       this.queuedBytes -= chunk.length;
