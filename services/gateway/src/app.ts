@@ -67,7 +67,9 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
-    const runnerStatus = new RunnerStatusReader(redis, logger);
+    // The runner's status channel (a subscriber connection is dedicated to it).
+    const statusChannel = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
     const live = new LiveEvents({
       redisUrl: config.REDIS_URL,
       redis,
@@ -103,6 +105,7 @@ export async function main(): Promise<void> {
       await live.shutdown();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
+      statusChannel.disconnect();
       redis.disconnect();
     };
   });
