@@ -151,7 +151,7 @@ try {
   const redisUrl = await isolatedRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', Number(process.env.BENCH_REDIS_DB ?? 9));
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-sse-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const telemetry =
+  const telemetry: Record<string, string> =
     values.telemetry === 'off'
       ? { OTEL_SDK_DISABLED: 'true' }
       : { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' };
