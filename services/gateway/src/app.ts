@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { createLogger, runService, startGrpcServer } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
-import { closeClients, createClients } from './edge/clients.js';
+import { closeClients, createAdminClients, createClients } from './edge/clients.js';
 import { IdempotencyStore } from './edge/idempotency.js';
 import { LiveEvents } from './events/live-events.js';
 import { RateLimiter } from './edge/rate-limiter.js';
@@ -37,6 +37,7 @@ export async function main(): Promise<void> {
     const config = gatewayConfig();
     const urls = publicUrls(config);
     const clients = createClients(config);
+    const adminClients = createAdminClients(config);
     // Fail fast rather than queue: a request must not wait on a Redis that is not there.
     const redis = new Redis(config.REDIS_URL, {
       enableOfflineQueue: false,
@@ -94,10 +95,10 @@ export async function main(): Promise<void> {
       ready: () => ready && redisSeen,
       ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),
     });
-    const adminApp = createAdminApp({ routes: adminRoutes(clients), secret: config.ADMIN_SECRET, urls, logger });
+    const adminApp = createAdminApp({ routes: adminRoutes(clients, adminClients), secret: config.ADMIN_SECRET, urls, logger });
     const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);
     const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger, keys: config.INTERNAL_CONTEXT_KEYS });
     logger.info({ http: config.HTTP_PORT, admin: config.ADMIN_PORT, grpc: grpc.port }, 'gateway listening');
     return async () => {
       ready = true; // stop the key loop
@@ -105,6 +106,7 @@ export async function main(): Promise<void> {
       await live.shutdown();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
+      closeClients(adminClients);
       statusChannel.disconnect();
       redis.disconnect();
     };

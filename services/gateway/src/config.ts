@@ -1,4 +1,4 @@
-import { env, limits, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig, upstreamSettings } from '@rundown/shared';
 import { z } from 'zod';
 
 export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
@@ -10,9 +10,10 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('0.0.0.0'),
       ADMIN_HOST: z.string().default('127.0.0.1'),
       ADMIN_SECRET: env.secret(16),
-      AUTH_ADDR: env.address(),
-      RUNDOWN_ADDR: env.address(),
-      RUNNER_ADDR: env.address(),
+      /** `<NAME>_ADDR` for every service of the services table, `<NAME>_ADMIN_ADDR` for its admin port. */
+      ...upstreamSettings(),
+      /** Signs the caller context of every internal call (kid:secret[,kid:secret]; the first signs). */
+      INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       REDIS_URL: env.url(['redis', 'rediss']),
       PUBLIC_URL: env.url(['http', 'https']).default('http://127.0.0.1:8080'),
       TOKEN_ENVIRONMENT: z.string().regex(/^[a-z0-9-]{1,32}$/).default('local'),

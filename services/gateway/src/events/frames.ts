@@ -1,12 +1,8 @@
 import { EventBuffer } from 'better-sse';
 import type { Event } from '@rundown/shared';
 import { Change, RunnerPhase, RunnerState, type Cell, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
-import { columnJson } from '../http/v1/columns.js';
-import { mentionJson } from '../http/v1/mentions.js';
-import { outputMessageJson } from '../http/v1/output-message.js';
-import { cueJson, rundownJson } from '../http/v1/records.js';
+import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson } from '../http/v1/records.js';
 import type { StatusJson } from '../http/v1/runner.js';
-import { variableJson } from '../http/v1/text-variables.js';
 import type { EventName } from './subscription.js';
 
 /**
@@ -112,7 +108,7 @@ export function frameBodies(event: Event): FrameBodies | undefined {
     }
     case 'text_variable': {
       const v = p.value.text_variable;
-      return { name: 'text_variable', thin: { change: changeName(p.value.change), id: p.value.key, ...(v ? { text_variable: variableJson(v) } : {}) } };
+      return { name: 'text_variable', thin: { change: changeName(p.value.change), id: p.value.key, ...(v ? { text_variable: textVariableJson(v) } : {}) } };
     }
     case 'output_message': {
       const m = p.value.output_message;
