@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '@rundown/shared';
 import { Change, RunnerPhase, RunnerState } from '@rundown/shared/proto/rundown/events/v1/events';
+import { CueType, SkippedBy, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { afterPosition, frame, LiveEvent, parseStreamId } from './frames.js';
 
 describe('SSE frames', () => {
@@ -12,10 +13,24 @@ describe('SSE frames', () => {
   });
 
   it('thin and fat bodies, each built once', () => {
-    const cue = { id: 'cue_1', type: 'cue', title: 'A', subtitle: '', duration_ms: 1, prevent_edits: false, skip: false, auto_advance: false, scheduled: false, created_at: 'c', updated_at: 'u' };
-    const event = LiveEvent.from('10-0', newEvent('rd_1', 'team_1', { $case: 'cue', value: { change: Change.CHANGE_UPDATED, id: 'cue_1', cue: cue as never } }))!;
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    const cue: Cue = {
+      id: 'cue_1',
+      type: CueType.CUE_TYPE_CUE,
+      title: 'A',
+      subtitle: '',
+      duration_ms: 1,
+      prevent_edits: false,
+      skip: false,
+      skipped_by: SkippedBy.SKIPPED_BY_UNSPECIFIED,
+      auto_advance: false,
+      scheduled: false,
+      created_at: at,
+      updated_at: at,
+    };
+    const event = LiveEvent.from('10-0', newEvent('rd_1', 'team_1', { $case: 'cue', value: { change: Change.CHANGE_UPDATED, id: 'cue_1', cue } }))!;
     expect(JSON.parse(event.frame(false).toString().split('data:')[1]!)).toEqual({ change: 'updated', id: 'cue_1' });
-    expect(JSON.parse(event.frame(true).toString().split('data:')[1]!)).toMatchObject({ change: 'updated', id: 'cue_1', cue: { id: 'cue_1', title: 'A', parent_id: null } });
+    expect(JSON.parse(event.frame(true).toString().split('data:')[1]!)).toMatchObject({ change: 'updated', id: 'cue_1', cue: { id: 'cue_1', type: 'cue', title: 'A', parent_id: null, created_at: at.toISOString() } });
     expect(event.frame(true)).toBe(event.frame(true));
   });
 
