@@ -262,15 +262,19 @@ try {
     return followers;
   };
 
+  /** Per action: answer → last client's frame, and answer → first client's frame (the spread between them is the fan-out). */
   const measure = async (rundownId: string, followers: StatusFollower[], actions: number) => {
     const samples: number[] = [];
+    const firsts: number[] = [];
     for (let i = 0; i < actions; i++) {
       const { answeredAt, revision } = await press(rundownId);
       const arrivals = await Promise.all(followers.map((f) => f.receivedAt(revision)));
       samples.push(Math.max(...arrivals) - answeredAt);
+      firsts.push(Math.min(...arrivals) - answeredAt);
       await new Promise((r) => setTimeout(r, 20));
     }
-    return samples;
+    Object.assign(samples, { firsts });
+    return samples as number[] & { firsts?: number[] };
   };
 
   // Baseline: one client.
@@ -304,12 +308,14 @@ try {
 
   const soloStats = summarize(soloSamples);
   const roomStats = summarize(roomSamples);
+  const roomFirstStats = summarize(roomSamples.firsts ?? []);
   const result = {
     clients: CLIENTS,
     actions: ACTIONS,
     telemetry: values.telemetry,
     baseline_1_client: soloStats,
     fan_out: roomStats,
+    fan_out_first_client: roomFirstStats,
     ratio_p99: roomStats.p99 / soloStats.p99,
     memory: { rss_before_kb: rssBefore, rss_idle_kb: rssIdle, rss_per_connection_kb: perConnectionKb, retained_per_connection_kb: retainedPerConnectionKb, heap_before: heapBefore, heap_idle: heapIdle },
   };
@@ -318,6 +324,7 @@ try {
     console.log(`SSE benchmark: compiled gateway (pid ${gateway.pid}), telemetry ${values.telemetry}; action:next answer → last client's status frame`);
     console.log(formatSummary('1 client (baseline)', soloStats));
     console.log(formatSummary(`${CLIENTS} clients, one rundown`, roomStats));
+    console.log(formatSummary(`  (first of the ${CLIENTS})`, roomFirstStats));
     console.log(`ratio p99 ${CLIENTS}/1: ${result.ratio_p99.toFixed(2)}x (goal: p99 <= 50 ms at ${CLIENTS})`);
     console.log(
       `memory per idle SSE connection: ${retainedPerConnectionKb.toFixed(1)} KB retained (JS heap + external after full GC, ${((heapBefore.heapUsed + heapBefore.external) / 1048576).toFixed(1)} MB → ${((heapIdle.heapUsed + heapIdle.external) / 1048576).toFixed(1)} MB); goal <= 20 KB`,
