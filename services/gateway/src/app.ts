@@ -6,6 +6,7 @@ import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';
 import { IdempotencyStore } from './edge/idempotency.js';
+import { LiveEvents } from './events/live-events.js';
 import { RateLimiter } from './edge/rate-limiter.js';
 import { createAdminApp } from './http/admin/server.js';
 import { answerClientErrors, answerExpectations } from './http/client-errors.js';
@@ -72,8 +73,21 @@ export async function main(): Promise<void> {
     // The runner's status channel (a subscriber connection is dedicated to it).
     const statusChannel = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
     const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
+    const live = new LiveEvents({
+      redisUrl: config.REDIS_URL,
+      redis,
+      authenticator,
+      clients,
+      runnerStatus,
+      logger,
+      heartbeatMs: config.SSE_HEARTBEAT_MS,
+      lifetimeMs: config.SSE_LIFETIME_MS,
+      maxBufferedBytes: config.SSE_MAX_BUFFERED_BYTES,
+      stallMs: config.SSE_STALL_MS,
+    });
+    live.start();
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls, runnerStatus),
+      routes: v1Routes(clients, urls, runnerStatus, live),
       authenticator,
       urls,
       logger,
@@ -93,6 +107,8 @@ export async function main(): Promise<void> {
     logger.info({ http: config.HTTP_PORT, admin: config.ADMIN_PORT, grpc: grpc.port }, 'gateway listening');
     return async () => {
       ready = true; // stop the key loop
+      // Streams first: each gets `disconnect` (lifetime) and ends, so the listener can close.
+      await live.shutdown();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
       closeClients(adminClients);

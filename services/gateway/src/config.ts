@@ -24,6 +24,11 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         .transform((v): string | number | boolean => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
         .optional(),
       GRPC_DEADLINE_MS: env.int(5_000, 100),
+      /** v1 live events (CONTRACT §7): heartbeat period, stream lifetime (at most 1 h), per-connection bounds. */
+      SSE_HEARTBEAT_MS: env.int(15_000, 50),
+      SSE_LIFETIME_MS: env.int(3_600_000, 1_000).pipe(z.number().max(3_600_000)),
+      SSE_MAX_BUFFERED_BYTES: env.int(1024 * 1024, 1024),
+      SSE_STALL_MS: env.int(30_000, 100),
       LOG_LEVEL: env.logLevel(),
     },
     source,

@@ -12,7 +12,7 @@ const urls = {
   spec: 'http://api.test/v1/openapi.json',
   errors: 'http://api.test/docs/api-v1/errors',
 };
-const routes = v1Routes({} as never, urls, {} as never);
+const routes = v1Routes({} as never, urls, {} as never, {} as never);
 const document = openApiDocument(routes, urls) as { openapi: string; paths: Record<string, Record<string, { 'x-error-codes': string[]; responses: Record<string, unknown> }>> };
 
 type Layer = { rawPath?: string; route?: { path: string | string[]; methods: Record<string, boolean> }; handle: { stack?: Layer[] } };

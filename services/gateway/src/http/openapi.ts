@@ -143,6 +143,8 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
   const responses: Schema = {};
   if (r.successStatus === 204) {
     responses['204'] = { description: 'Done; no body.', headers: rateLimitHeaderRefs(false) };
+  } else if (r.stream) {
+    responses['200'] = { description: r.stream.description, headers: rateLimitHeaderRefs(false), content: { [r.stream.mediaType]: { schema: { type: 'string' } } } };
   } else if (route.path === '/openapi.json') {
     responses['200'] = { description: 'The OpenAPI document', headers: rateLimitHeaderRefs(false), content: { 'application/json': { schema: { type: 'object' } } } };
   } else {

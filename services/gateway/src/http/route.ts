@@ -33,6 +33,8 @@ export interface Reply {
   location?: string;
   included?: Record<string, unknown>;
   sideEffects?: SideEffect[];
+  /** The handler answered itself (a stream); nothing more is sent. */
+  streamed?: true;
 }
 
 /** The methods that change something: they take a body and an Idempotency-Key. */
@@ -62,6 +64,8 @@ export interface RouteDef<B = unknown, Q = unknown> {
   /** Response `data` schema, for the OpenAPI document. */
   response?: z.ZodType;
   successStatus?: 200 | 201 | 204;
+  /** A streaming answer instead of the JSON envelope (for the OpenAPI document): its media type and what it carries. */
+  stream?: { mediaType: 'text/event-stream'; description: string };
   /** Domain errors the route can answer with, besides the edge's own (for the OpenAPI document). */
   errors?: ErrorCode[];
   handler: (input: HandlerInput<B, Q>) => Promise<Reply>;

@@ -1,11 +1,13 @@
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
+import type { LiveEvents } from '../../events/live-events.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import type { RouteDef } from '../route.js';
 import { authRoutes } from './auth.js';
 import { cellRoutes } from './cells.js';
 import { columnRoutes } from './columns.js';
 import { cueRoutes } from './cues.js';
+import { eventRoutes } from './events.js';
 import { mentionRoutes } from './mentions.js';
 import { outputMessageRoutes } from './output-message.js';
 import { rundownRoutes } from './rundowns.js';
@@ -13,7 +15,7 @@ import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
-export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader): RouteDef[] {
+export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader, live: LiveEvents): RouteDef[] {
   return [
     ...authRoutes(clients),
     ...rundownRoutes(clients, urls),
@@ -24,5 +26,6 @@ export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: Runne
     ...textVariableRoutes(clients, urls),
     ...outputMessageRoutes(clients),
     ...runnerRoutes(clients, runnerStatus),
+    ...eventRoutes(live),
   ];
 }

@@ -83,6 +83,7 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hook
         req,
         res,
       });
+      if (reply.streamed) return;
       const status = reply.status ?? route.successStatus ?? 200;
       if (status === 204) {
         res.status(204).end();

@@ -1,0 +1,338 @@
+// `npm run bench:sse`: what live events cost at fan-out.
+//
+// Starts, on loopback: the whole system through the launcher (free ports, database rundown_bench_sse,
+// Redis db BENCH_REDIS_DB, default 9), plus the gateway under test as its own process running the
+// compiled JavaScript (services/gateway/dist, built by `npm run build`) with telemetry on and
+// exporting every span to a sink that drops them, as deployed. Then measures, in one run:
+//   1. `action:next` → `status` frame: the time from the moment the action's HTTP answer has arrived
+//      to the moment the LAST of N SSE clients (one rundown) has its `status` frame of that revision,
+//      over --actions sequential presses; first with 1 client (the baseline), then with --clients
+//      (default 1,000). Negative values: the frame beat the answer. Goal p99 <= 50 ms at 1,000.
+//   2. Memory per idle SSE connection: what the gateway retains with --clients idle streams open
+//      minus what it retained before (JS heap + external after two full GCs, read over the inspector,
+//      after a warm-up round of the same size), divided by N; and the same by RSS (which also counts
+//      GC garbage and allocator slack). Goal <= 20 KB.
+//   options: --clients 1000 --actions 100 --telemetry on|off (off: to see telemetry's share) --json
+//
+// Traffic goes to loopback only; every wait is bounded.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, createServer, request, type ClientRequest, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
+import { freePort, freePorts, startSystem } from '../launcher/child.js';
+import { formatSummary, summarize } from './stats.js';
+
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '1000' },
+    actions: { type: 'string', default: '100' },
+    json: { type: 'boolean', default: false },
+    /** `off` measures the same without telemetry (to see its share); deployed is on. */
+    telemetry: { type: 'string', default: 'on' },
+  },
+  strict: true,
+});
+const CLIENTS = Number(values.clients);
+const ACTIONS = Number(values.actions);
+const root = resolve(import.meta.dirname, '../..');
+
+/** Accepts OTLP/HTTP exports and drops them, as a collector would. */
+async function startTraceSink(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${port}`, server };
+}
+
+async function must(url: string, method: string, token: string, body: unknown, status: number): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? (JSON.parse(text) as { data: Record<string, unknown> }).data : {};
+}
+
+/** The gateway under test: compiled, telemetry on, joining the launched system's services. */
+async function startCompiledGateway(env: Record<string, string>): Promise<{ pid: number; baseUrl: string; inspectPort: number; child: ChildProcess }> {
+  const [http, admin, grpc, inspectPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  // The inspector (loopback only) lets the bench force a GC and read the heap; nothing attaches otherwise.
+  const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, 'services/gateway/dist/main.js'], {
+    cwd: root,
+    env: { ...process.env, ...env, HOST: '127.0.0.1', HTTP_PORT: String(http), ADMIN_PORT: String(admin), GRPC_PORT: String(grpc), PUBLIC_URL: `http://127.0.0.1:${http}`, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'ignore'],
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`compiled gateway exited with ${child.exitCode} (run npm run build first)`);
+    const ok = await fetch(`http://127.0.0.1:${http}/readyz`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('compiled gateway not ready in 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { pid: child.pid!, baseUrl: `http://127.0.0.1:${http}/v1`, inspectPort, child };
+}
+
+interface CdpSocket {
+  send(data: string): void;
+  close(): void;
+  addEventListener(type: string, listener: (event: { data: unknown }) => void): void;
+}
+
+/**
+ * The gateway's JS heap and external memory after two full GCs, read over the inspector protocol
+ * (bytes): what live objects hold, without the garbage that RSS keeps counting.
+ */
+async function retainedBytes(inspectPort: number): Promise<{ heapUsed: number; external: number }> {
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const WebSocketCtor = (globalThis as unknown as { WebSocket?: new (url: string) => CdpSocket }).WebSocket;
+  if (!WebSocketCtor) throw new Error('run with node --experimental-websocket');
+  const socket = new WebSocketCtor(targets[0]!.webSocketDebuggerUrl);
+  await new Promise<void>((resolveOpen) => socket.addEventListener('open', () => resolveOpen()));
+  let next = 0;
+  const pending = new Map<number, (result: unknown) => void>();
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+    if (message.id !== undefined) pending.get(message.id)?.(message.result);
+  });
+  const call = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<unknown>((resolveCall) => {
+      const id = ++next;
+      pending.set(id, resolveCall);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  await call('HeapProfiler.enable');
+  await call('HeapProfiler.collectGarbage');
+  await call('HeapProfiler.collectGarbage');
+  const evaluated = (await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
+  await call('HeapProfiler.disable');
+  socket.close();
+  const usage = JSON.parse(evaluated.result.value) as { heapUsed: number; external: number };
+  return { heapUsed: usage.heapUsed, external: usage.external };
+}
+
+function rssKb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  return Number(/(\d+)/.exec(line)![1]);
+}
+
+/** A light SSE client: splits frames on blank lines and notes when each `status` revision arrived. */
+class StatusFollower {
+  readonly seen = new Map<number, number>();
+  ready = false;
+  private carry = '';
+  private req: ClientRequest | undefined;
+  private waiters: (() => void)[] = [];
+
+  open(url: string, token: string, agent: Agent): Promise<void> {
+    return new Promise((resolveOpen, reject) => {
+      this.req = request(url, { agent, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`events answered ${res.statusCode}`));
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const now = performance.now();
+          const frames = (this.carry + chunk).split('\n\n');
+          this.carry = frames.pop()!;
+          for (const f of frames) {
+            if (!f.startsWith('event:status')) continue;
+            const revision = Number(/"revision":(\d+)/.exec(f)?.[1]);
+            if (!this.seen.has(revision)) this.seen.set(revision, now);
+            if (!this.ready) {
+              this.ready = true;
+              resolveOpen();
+            }
+          }
+          for (const w of this.waiters.splice(0)) w();
+        });
+      });
+      this.req.on('error', reject);
+      this.req.end();
+    });
+  }
+
+  /** When this client got a status of at least `revision` (waits for it). */
+  async receivedAt(revision: number, timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const [r, at] of this.seen) if (r >= revision) return at;
+      if (Date.now() > deadline) throw new Error(`no status of revision ${revision} in ${timeoutMs} ms`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 100);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  close(): void {
+    this.req?.destroy();
+  }
+}
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+try {
+  const sink = await startTraceSink();
+  cleanups.push(() => new Promise((r) => sink.server.close(r)));
+  const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'rundown_bench_sse');
+  cleanups.push(() => database.drop());
+  const redisUrl = await isolatedRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', Number(process.env.BENCH_REDIS_DB ?? 9));
+  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-sse-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const telemetry: Record<string, string> =
+    values.telemetry === 'off'
+      ? { OTEL_SDK_DISABLED: 'true' }
+      : { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' };
+  const system = await startSystem({
+    env: { ...(await freePorts()), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', LAUNCH_MODE: 'compiled', ...telemetry },
+  });
+  cleanups.push(() => system.stop());
+  const ready = system.ready as typeof system.ready & { addresses?: Record<string, string>; internal_context_keys?: string };
+  const upstreams =
+    ready.addresses ?? Object.fromEntries(Object.entries(ready.grpc_ports).map(([name, port]) => [`${name.toUpperCase()}_ADDR`, `127.0.0.1:${port}`]));
+  const gateway = await startCompiledGateway({
+    ...upstreams,
+    ...(ready.internal_context_keys ? { INTERNAL_CONTEXT_KEYS: ready.internal_context_keys } : {}),
+    REDIS_URL: redisUrl,
+    ADMIN_SECRET: ready.admin_secret,
+    TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',
+    ...telemetry,
+  });
+  cleanups.push(() => gateway.child.kill('SIGTERM'));
+
+  const adminPost = async (path: string, body: unknown) => must(`${ready.admin_url}${path}`, 'POST', ready.admin_secret, body, 201);
+  const team = await adminPost('/teams', { name: 'bench-sse', plan: 'paid', rate_limit_per_minute: 1_000_000 });
+  const owner = (await adminPost(`/teams/${String(team.id)}/tokens`, { role: 'OWNER', ttl_seconds: 3600 })).token as string;
+  const caller = (await adminPost(`/teams/${String(team.id)}/tokens`, { role: 'SHOWCALL', ttl_seconds: 3600 })).token as string;
+  const viewer = (await adminPost(`/teams/${String(team.id)}/tokens`, { role: 'VIEW', ttl_seconds: 3600 })).token as string;
+  const base = gateway.baseUrl;
+  const newShow = async (title: string) => {
+    const r = await must(`${base}/rundowns`, 'POST', owner, { title, cues: Array.from({ length: ACTIONS + 30 }, (_, j) => ({ title: `Q${j}`, duration_ms: 600_000 })) }, 201);
+    await must(`${base}/rundowns/${r.id}/action:start`, 'POST', caller, undefined, 200);
+    return r.id as string;
+  };
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const pressAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const pressOnce = (rundownId: string): Promise<{ answeredAt: number; revision: number }> =>
+    new Promise((ok, fail) => {
+      const req = request(`${base}/rundowns/${rundownId}/action:next`, { method: 'POST', agent: pressAgent, headers: { authorization: `Bearer ${caller}` } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          const answeredAt = performance.now();
+          if (res.statusCode !== 200) return fail(new Error(`action:next ${res.statusCode} ${text.slice(0, 200)}`));
+          ok({ answeredAt, revision: (JSON.parse(text) as { data: { revision: number } }).data.revision });
+        });
+      });
+      req.on('error', fail);
+      req.end();
+    });
+
+  // The machine is shared: a transient refusal (Redis slow to answer the revocation check) is retried, as the spec asks of clients.
+  const press = async (rundownId: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await pressOnce(rundownId);
+      } catch (error) {
+        if (attempt >= 5 || !/revocation_check_unavailable|service_unavailable/.test((error as Error).message)) throw error;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  };
+
+  const openFollowers = async (rundownId: string, n: number) => {
+    const followers = Array.from({ length: n }, () => new StatusFollower());
+    // In waves, as a room of displays would connect.
+    for (let i = 0; i < n; i += 100) {
+      await Promise.all(followers.slice(i, i + 100).map((f) => f.open(`${base}/rundowns/${rundownId}/events?events=`, viewer, agent)));
+    }
+    return followers;
+  };
+
+  /** Per action: answer → last client's frame, and answer → first client's frame (the spread between them is the fan-out). */
+  const measure = async (rundownId: string, followers: StatusFollower[], actions: number) => {
+    const samples: number[] = [];
+    const firsts: number[] = [];
+    for (let i = 0; i < actions; i++) {
+      const { answeredAt, revision } = await press(rundownId);
+      const arrivals = await Promise.all(followers.map((f) => f.receivedAt(revision)));
+      samples.push(Math.max(...arrivals) - answeredAt);
+      firsts.push(Math.min(...arrivals) - answeredAt);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    Object.assign(samples, { firsts });
+    return samples as number[] & { firsts?: number[] };
+  };
+
+  // Baseline: one client.
+  const soloShow = await newShow('solo');
+  const solo = await openFollowers(soloShow, 1);
+  await measure(soloShow, solo, 5);
+  const soloSamples = await measure(soloShow, solo, ACTIONS);
+  for (const f of solo) f.close();
+
+  // Memory: a warm-up round of N streams opened and closed, then N idle streams.
+  const roomShow = await newShow('room');
+  const warm = await openFollowers(roomShow, CLIENTS);
+  for (const f of warm) f.close();
+  await new Promise((r) => setTimeout(r, 3_000));
+  const rssBefore = rssKb(gateway.pid);
+  const heapBefore = await retainedBytes(gateway.inspectPort);
+  const room = await openFollowers(roomShow, CLIENTS);
+  await new Promise((r) => setTimeout(r, 3_000));
+  const rssIdle = rssKb(gateway.pid);
+  const heapIdle = await retainedBytes(gateway.inspectPort);
+  await new Promise((r) => setTimeout(r, 2_000)); // let the gateway settle after the full GCs
+  const perConnectionKb = (rssIdle - rssBefore) / CLIENTS;
+  const retainedPerConnectionKb = (heapIdle.heapUsed + heapIdle.external - heapBefore.heapUsed - heapBefore.external) / 1024 / CLIENTS;
+
+  // Fan-out: N clients on one rundown.
+  await measure(roomShow, room, 5);
+  const roomSamples = await measure(roomShow, room, ACTIONS);
+  for (const f of room) f.close();
+  agent.destroy();
+  pressAgent.destroy();
+
+  const soloStats = summarize(soloSamples);
+  const roomStats = summarize(roomSamples);
+  const roomFirstStats = summarize(roomSamples.firsts ?? []);
+  const result = {
+    clients: CLIENTS,
+    actions: ACTIONS,
+    telemetry: values.telemetry,
+    baseline_1_client: soloStats,
+    fan_out: roomStats,
+    fan_out_first_client: roomFirstStats,
+    ratio_p99: roomStats.p99 / soloStats.p99,
+    memory: { rss_before_kb: rssBefore, rss_idle_kb: rssIdle, rss_per_connection_kb: perConnectionKb, retained_per_connection_kb: retainedPerConnectionKb, heap_before: heapBefore, heap_idle: heapIdle },
+  };
+  if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else {
+    console.log(`SSE benchmark: compiled gateway (pid ${gateway.pid}), telemetry ${values.telemetry}; action:next answer → last client's status frame`);
+    console.log(formatSummary('1 client (baseline)', soloStats));
+    console.log(formatSummary(`${CLIENTS} clients, one rundown`, roomStats));
+    console.log(formatSummary(`  (first of the ${CLIENTS})`, roomFirstStats));
+    console.log(`ratio p99 ${CLIENTS}/1: ${result.ratio_p99.toFixed(2)}x (goal: p99 <= 50 ms at ${CLIENTS})`);
+    console.log(
+      `memory per idle SSE connection: ${retainedPerConnectionKb.toFixed(1)} KB retained (JS heap + external after full GC, ${((heapBefore.heapUsed + heapBefore.external) / 1048576).toFixed(1)} MB → ${((heapIdle.heapUsed + heapIdle.external) / 1048576).toFixed(1)} MB); goal <= 20 KB`,
+    );
+    console.log(
+      `  RSS (GC garbage and allocator slack included): ${perConnectionKb.toFixed(1)} KB per connection (${(rssBefore / 1024).toFixed(1)} MB → ${(rssIdle / 1024).toFixed(1)} MB with ${CLIENTS} idle streams)`,
+    );
+  }
+} finally {
+  for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
+}

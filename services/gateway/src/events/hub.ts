@@ -1,0 +1,228 @@
+import { Redis } from 'ioredis';
+import { decodeEvent, eventKeys, type Logger } from '@rundown/shared';
+import { LiveEvent, parseStreamId, afterPosition } from './frames.js';
+
+/** What the hub delivers to: one SSE connection. */
+export interface Subscriber {
+  /** Where the hub took this subscriber on: every event after it is delivered, in order. */
+  position: string;
+  deliver(event: LiveEvent): void;
+}
+
+interface Topic {
+  rundownId: string;
+  key: string;
+  /** The last entry id read (and delivered); undefined until the tail is known. */
+  lastId: string | undefined;
+  subscribers: Set<Subscriber>;
+  ready: Promise<void>;
+}
+
+export interface HubOptions {
+  redisUrl: string;
+  logger: Logger;
+  /** Longest single XREAD BLOCK (ms); a new rundown interrupts it sooner (CLIENT UNBLOCK). */
+  blockMs?: number;
+  /** Entries per stream per read. */
+  count?: number;
+}
+
+type RawEntries = [Buffer, Buffer[]][];
+
+/**
+ * The fan-out of one gateway process: ONE loop of `XREAD BLOCK` on a dedicated Redis connection,
+ * over the stream of every rundown that has at least one live connection here. Each entry is read
+ * once and decoded once, its frames built once (LiveEvent), then handed to every subscriber of the
+ * rundown, in stream order. A subscriber joins at the topic's last read id (or, for a rundown new
+ * to this process, the stream's tail), so it misses nothing after its position and sees nothing
+ * twice.
+ */
+export class EventHub {
+  private readonly topics = new Map<string, Topic>();
+  private readonly byKey = new Map<string, Topic>();
+  private readonly reader: Redis;
+  private readonly control: Redis;
+  private readerId: number | undefined;
+  private stopped = false;
+  private reading = false;
+  private wake: (() => void) | undefined;
+  private unblockQueued = false;
+  private loop: Promise<void> | undefined;
+  private readonly blockMs: number;
+  private readonly count: number;
+
+  constructor(private readonly options: HubOptions) {
+    this.blockMs = options.blockMs ?? 5_000;
+    this.count = options.count ?? 256;
+    // Blocking reads need a connection of their own, with no command timeout.
+    this.reader = new Redis(options.redisUrl, { maxRetriesPerRequest: null, connectionName: 'gateway-sse-reader', lazyConnect: true });
+    this.control = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 2_000, connectionName: 'gateway-sse-control', lazyConnect: true });
+    for (const r of [this.reader, this.control]) r.on('error', (err: Error) => options.logger.warn({ err: err.message }, 'redis connection error (sse)'));
+    this.reader.on('ready', () => {
+      this.readerId = undefined;
+      this.reader.client('ID').then(
+        (id) => (this.readerId = Number(id)),
+        () => undefined,
+      );
+    });
+  }
+
+  start(): void {
+    void this.reader.connect().catch(() => undefined);
+    void this.control.connect().catch(() => undefined);
+    this.loop = this.run();
+  }
+
+  /** Rundowns with live connections here, and how many connections each. */
+  stats(): { rundowns: number; subscribers: number } {
+    let subscribers = 0;
+    for (const t of this.topics.values()) subscribers += t.subscribers.size;
+    return { rundowns: this.topics.size, subscribers };
+  }
+
+  /**
+   * Adds a subscriber to a rundown's topic and answers once its `position` is set. Until it leaves,
+   * every event after that position reaches `deliver`, in order.
+   */
+  async subscribe(rundownId: string, subscriber: Subscriber): Promise<void> {
+    let topic = this.topics.get(rundownId);
+    if (!topic) {
+      const key = eventKeys.rundown(rundownId);
+      const created: Topic = { rundownId, key, lastId: undefined, subscribers: new Set(), ready: Promise.resolve() };
+      created.ready = this.tail(key).then(
+        (lastId) => {
+          created.lastId = lastId;
+          for (const s of created.subscribers) s.position = lastId;
+          if (created.subscribers.size === 0) this.unsubscribe(rundownId, undefined);
+          else this.changed();
+        },
+        (error: unknown) => {
+          if (this.topics.get(rundownId) === created) {
+            this.topics.delete(rundownId);
+            this.byKey.delete(key);
+          }
+          throw error;
+        },
+      );
+      this.topics.set(rundownId, created);
+      this.byKey.set(key, created);
+      topic = created;
+    }
+    topic.subscribers.add(subscriber);
+    if (topic.lastId !== undefined) subscriber.position = topic.lastId;
+    try {
+      await topic.ready;
+    } catch (error) {
+      topic.subscribers.delete(subscriber);
+      throw error;
+    }
+  }
+
+  unsubscribe(rundownId: string, subscriber: Subscriber | undefined): void {
+    const topic = this.topics.get(rundownId);
+    if (!topic) return;
+    if (subscriber) topic.subscribers.delete(subscriber);
+    // A topic still resolving its tail stays until then (its joiners are waiting on it).
+    if (topic.subscribers.size === 0 && topic.lastId !== undefined) {
+      this.topics.delete(rundownId);
+      this.byKey.delete(topic.key);
+    }
+  }
+
+  /** The last id this process read of the rundown's stream (undefined when it follows no such rundown). */
+  lastIdOf(rundownId: string): string | undefined {
+    return this.topics.get(rundownId)?.lastId;
+  }
+
+  /** Stops reading (connections are ended by their owner first). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    this.reader.disconnect();
+    await this.loop?.catch(() => undefined);
+    this.control.disconnect();
+  }
+
+  /** The stream's newest id now ('0-0' when it has none): the position a first subscriber takes. */
+  private async tail(key: string): Promise<string> {
+    const last = await this.control.xrevrange(key, '+', '-', 'COUNT', 1);
+    return last[0]?.[0] ?? '0-0';
+  }
+
+  /** The set of streams changed: restart the blocking read so that it includes the new one. */
+  private changed(): void {
+    if (this.wake) {
+      this.wake();
+      return;
+    }
+    if (!this.reading || this.unblockQueued || this.readerId === undefined) return;
+    this.unblockQueued = true;
+    // Once per tick however many rundowns joined in it.
+    queueMicrotask(() => {
+      this.unblockQueued = false;
+      if (this.readerId !== undefined) this.control.client('UNBLOCK', this.readerId).catch(() => undefined);
+    });
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      const live = [...this.byKey.values()].filter((t) => t.lastId !== undefined);
+      if (live.length === 0) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      let reply: [Buffer, RawEntries][] | null;
+      try {
+        this.reading = true;
+        reply = (await (this.reader.xreadBuffer as (...a: (string | number)[]) => Promise<[Buffer, RawEntries][] | null>)(
+          'COUNT',
+          this.count,
+          'BLOCK',
+          this.blockMs,
+          'STREAMS',
+          ...live.map((t) => t.key),
+          ...live.map((t) => t.lastId!),
+        )) as [Buffer, RawEntries][] | null;
+        failures = 0;
+      } catch (error) {
+        if (this.stopped) break;
+        failures++;
+        if (failures === 1 || failures % 20 === 0) this.options.logger.warn({ err: (error as Error).message }, 'sse stream read failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(1_000, 50 * failures)));
+        continue;
+      } finally {
+        this.reading = false;
+      }
+      for (const [rawKey, entries] of reply ?? []) this.dispatch(rawKey.toString(), entries);
+    }
+  }
+
+  private dispatch(key: string, entries: RawEntries): void {
+    const topic = this.byKey.get(key);
+    if (!topic || topic.lastId === undefined) return;
+    let last = parseStreamId(topic.lastId) ?? [0, 0];
+    for (const [rawId, fields] of entries) {
+      const id = rawId.toString();
+      const position = parseStreamId(id);
+      if (!position || !afterPosition(position, last)) continue;
+      last = position;
+      topic.lastId = id;
+      let event: LiveEvent | undefined;
+      try {
+        event = LiveEvent.from(id, decodeEvent(fieldOf(fields, 'e')));
+      } catch (error) {
+        this.options.logger.error({ err: (error as Error).message, id, key }, 'undecodable event skipped');
+      }
+      if (!event) continue;
+      // A copy: a subscriber may leave (rundown_removed, a slow client) while we deliver.
+      for (const subscriber of [...topic.subscribers]) subscriber.deliver(event);
+    }
+  }
+}
+
+function fieldOf(raw: Buffer[], name: string): Buffer {
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toString() === name) return raw[i + 1]!;
+  return Buffer.alloc(0);
+}
