@@ -80,6 +80,7 @@ export const SERVICES: readonly ServiceSpec[] = [
       HTTP_PORT: String(ctx.ports.http),
       ADMIN_PORT: String(ctx.ports.admin),
       ADMIN_SECRET: ctx.secrets.ADMIN_SECRET,
+      V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
       REDIS_URL: ctx.redisUrl,
       PUBLIC_URL: publicUrl(ctx.ports),
       TOKEN_ENVIRONMENT: tokenEnvironment(ctx.env),

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
-import { createLogger, runService, startGrpcServer } from '@rundown/shared';
+import { createLogger, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createClients } from './edge/clients.js';
@@ -10,6 +10,7 @@ import { RateLimiter } from './edge/rate-limiter.js';
 import { createAdminApp } from './http/admin/server.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
+import { v0Router } from './http/v0/router.js';
 import { v1Routes } from './http/v1/index.js';
 import { RunnerStatusReader } from './read-models/runner-status.js';
 
@@ -66,12 +67,22 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
+    const rateLimiter = new RateLimiter(redis, logger);
+    const v0 = v0Router({
+      clients,
+      verifier: new V0TokenVerifier(config.V0_TOKEN_SECRET, redis),
+      limiter: new V0RateLimiter(redis),
+      anonymousLimiter: rateLimiter,
+      anonymousLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
+      logger,
+    });
     const publicApp = createPublicApp({
       routes: v1Routes(clients, urls, new RunnerStatusReader(redis, logger)),
       authenticator,
       urls,
       logger,
-      rateLimiter: new RateLimiter(redis, logger),
+      rateLimiter,
+      v0,
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
       idempotencyStore: new IdempotencyStore(redis),
       ready: () => ready && redisSeen,

@@ -10,6 +10,8 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('0.0.0.0'),
       ADMIN_HOST: z.string().default('127.0.0.1'),
       ADMIN_SECRET: env.secret(16),
+      /** Verifies v0 tokens (HS256, CONTRACT §8); the same secret auth signs them with. */
+      V0_TOKEN_SECRET: env.secret(32),
       AUTH_ADDR: env.address(),
       RUNDOWN_ADDR: env.address(),
       RUNNER_ADDR: env.address(),

@@ -16,3 +16,4 @@ export * from './proto-enums.js';
 export * from './bulk.js';
 export * from './outbox/index.js';
 export * from './runner-status.js';
+export * from './v0/index.js';

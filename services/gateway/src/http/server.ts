@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import { AppError, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
@@ -28,6 +28,8 @@ export interface PublicAppOptions {
   ready: () => boolean;
   /** Express `trust proxy` (which X-Forwarded-For hops give the client address). */
   trustProxy?: string | boolean | number;
+  /** The deprecated v0 HTTP API, mounted at `/api-v0/rundown` (its own auth, budget and error shape). */
+  v0?: Router;
 }
 
 /**
@@ -69,6 +71,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   // failure inside the router's parameter decoding.
   app.use('/v1', (req, res, next) => (decodable(req.path) ? next() : limit(req, res, () => next(new AppError('not_found')))));
   app.use('/v1', buildRouter(options.routes, authenticate, hooks));
+  if (options.v0) app.use('/api-v0/rundown', options.v0);
 
   // Self-description, generated once from the route table and the error catalogue.
   const document = openApiDocument(options.routes, options.urls);
