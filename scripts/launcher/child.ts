@@ -47,7 +47,7 @@ export function freePort(): Promise<number> {
 
 /** Ports for every listener, all free right now (tests and benchmarks never take the defaults). */
 export async function freePorts(): Promise<Record<string, string>> {
-  const names = ['HTTP_PORT', 'ADMIN_PORT', ...SERVICES.map((s) => s.grpcPortEnv)];
+  const names = ['HTTP_PORT', 'ADMIN_PORT', 'REALTIME_HTTP_PORT', ...SERVICES.map((s) => s.grpcPortEnv)];
   const ports = await Promise.all(names.map(() => freePort()));
   return Object.fromEntries(names.map((n, i) => [n, String(ports[i])]));
 }

@@ -69,6 +69,20 @@ export const SERVICES: readonly ServiceSpec[] = [
     env: (ctx) => ({ DATABASE_URL: ctx.databaseUrl, REDIS_URL: ctx.redisUrl }),
   },
   {
+    name: 'realtime',
+    grpcPortEnv: 'REALTIME_GRPC_PORT',
+    grpcPortDefault: 50055,
+    migrate: false,
+    ready: 'grpc',
+    color: 'blue',
+    env: (ctx) => ({
+      HOST: ctx.env.HOST ?? HOST,
+      HTTP_PORT: String(ctx.ports.realtimeHttp),
+      REDIS_URL: ctx.redisUrl,
+      V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
+    }),
+  },
+  {
     name: 'gateway',
     grpcPortEnv: 'GATEWAY_GRPC_PORT',
     grpcPortDefault: 50050,
@@ -81,6 +95,8 @@ export const SERVICES: readonly ServiceSpec[] = [
       ADMIN_PORT: String(ctx.ports.admin),
       ADMIN_SECRET: ctx.secrets.ADMIN_SECRET,
       V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
+      // The public port serves the v0 push channel too, proxied to the realtime service (as an ingress would).
+      REALTIME_URLS: `http://${HOST}:${ctx.ports.realtimeHttp}`,
       REDIS_URL: ctx.redisUrl,
       PUBLIC_URL: publicUrl(ctx.ports),
       TOKEN_ENVIRONMENT: tokenEnvironment(ctx.env),
@@ -91,6 +107,8 @@ export const SERVICES: readonly ServiceSpec[] = [
 export interface Ports {
   http: number;
   admin: number;
+  /** The realtime service's Socket.IO port (REALTIME_HTTP_PORT). */
+  realtimeHttp: number;
   /** gRPC port per service name. */
   grpc: Record<string, number>;
 }
@@ -115,9 +133,11 @@ function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
 export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: PortSetting[] } {
   const http = readPort(env, 'HTTP_PORT', 8080);
   const admin = readPort(env, 'ADMIN_PORT', 8081);
+  const realtimeHttp = readPort(env, 'REALTIME_HTTP_PORT', 8082);
   const settings: PortSetting[] = [
     { envVar: 'HTTP_PORT', port: http, what: 'gateway HTTP' },
     { envVar: 'ADMIN_PORT', port: admin, what: 'gateway admin HTTP' },
+    { envVar: 'REALTIME_HTTP_PORT', port: realtimeHttp, what: 'realtime Socket.IO HTTP' },
   ];
   const grpc: Record<string, number> = {};
   for (const service of SERVICES) {
@@ -131,7 +151,7 @@ export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: 
     if (other !== undefined) throw new LauncherError(`${setting.envVar} and ${other} are both ${setting.port}; give each its own port`);
     seen.set(setting.port, setting.envVar);
   }
-  return { ports: { http, admin, grpc }, settings };
+  return { ports: { http, admin, realtimeHttp, grpc }, settings };
 }
 
 export function grpcPort(ports: Ports, name: string): number {

@@ -11,6 +11,7 @@ import { createAdminApp } from './http/admin/server.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
 import { v0Router } from './http/v0/router.js';
+import { socketProxy } from './http/v0/socket-proxy.js';
 import { v1Routes } from './http/v1/index.js';
 import { RunnerStatusReader } from './read-models/runner-status.js';
 
@@ -76,6 +77,7 @@ export async function main(): Promise<void> {
       anonymousLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
       logger,
     });
+    const sockets = config.REALTIME_URLS ? socketProxy(config.REALTIME_URLS, logger) : undefined;
     const publicApp = createPublicApp({
       routes: v1Routes(clients, urls, new RunnerStatusReader(redis, logger)),
       authenticator,
@@ -83,6 +85,7 @@ export async function main(): Promise<void> {
       logger,
       rateLimiter,
       v0,
+      ...(sockets ? { socketProxy: sockets.handle } : {}),
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
       idempotencyStore: new IdempotencyStore(redis),
       ready: () => ready && redisSeen,
@@ -90,11 +93,13 @@ export async function main(): Promise<void> {
     });
     const adminApp = createAdminApp({ routes: adminRoutes(clients), secret: config.ADMIN_SECRET, urls, logger });
     const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);
+    sockets?.attach(publicServer);
     const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
     const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
     logger.info({ http: config.HTTP_PORT, admin: config.ADMIN_PORT, grpc: grpc.port }, 'gateway listening');
     return async () => {
       ready = true; // stop the key loop
+      sockets?.close();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
       redis.disconnect();

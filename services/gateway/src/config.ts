@@ -16,6 +16,8 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       RUNDOWN_ADDR: env.address(),
       RUNNER_ADDR: env.address(),
       REDIS_URL: env.url(['redis', 'rediss']),
+      /** The realtime service(s) the public port proxies `/api-v0/socket.io` to (see http/v0/socket-proxy.ts). */
+      REALTIME_URLS: z.string().optional(),
       PUBLIC_URL: env.url(['http', 'https']).default('http://127.0.0.1:8080'),
       TOKEN_ENVIRONMENT: z.string().regex(/^[a-z0-9-]{1,32}$/).default('local'),
       ANON_RATE_LIMIT_PER_MINUTE: env.int(limits.anonymousRequestsPerMinute, 1),

@@ -30,6 +30,8 @@ export interface PublicAppOptions {
   trustProxy?: string | boolean | number;
   /** The deprecated v0 HTTP API, mounted at `/api-v0/rundown` (its own auth, budget and error shape). */
   v0?: Router;
+  /** Answers `/api-v0/socket.io` (proxied to the realtime service) and says so; anything else goes on. */
+  socketProxy?: (req: express.Request, res: express.Response) => boolean;
 }
 
 /**
@@ -44,6 +46,10 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  if (options.socketProxy) {
+    const proxy = options.socketProxy;
+    app.use((req, res, next) => (proxy(req, res) ? undefined : next()));
+  }
   app.use(requestId);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

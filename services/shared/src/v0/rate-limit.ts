@@ -51,13 +51,14 @@ export class V0RateLimiter {
   constructor(
     redis: Redis,
     private readonly limit: number = limits.v0RequestsPerMinute,
+    private readonly windowMs: number = V0_WINDOW_MS,
   ) {
     if (!('v0SlidingWindow' in redis)) redis.defineCommand('v0SlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });
     this.redis = redis as Scripted;
   }
 
   async consume(teamId: string): Promise<V0Decision> {
-    const [allowed, count, resetMs] = await this.redis.v0SlidingWindow(`rl:v0:${teamId}`, V0_WINDOW_MS, this.limit, `${processTag}-${++nonce}`);
+    const [allowed, count, resetMs] = await this.redis.v0SlidingWindow(`rl:v0:${teamId}`, this.windowMs, this.limit, `${processTag}-${++nonce}`);
     return {
       allowed: allowed === 1,
       limit: this.limit,
