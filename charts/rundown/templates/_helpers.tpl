@@ -11,7 +11,7 @@ gateway auth rundown cells runner realtime
 Upstreams a service cannot start without (fail fast on a missing *_ADDR, as the services do).
 */}}
 {{- define "rundown.requiredUpstreams" -}}
-{{- $required := dict "gateway" (list "auth" "rundown") "cells" (list "rundown") "runner" (list "rundown") "realtime" (list "auth") -}}
+{{- $required := dict "gateway" (list "auth" "rundown") "cells" (list "rundown") "runner" (list "rundown") "realtime" (list "rundown" "runner") -}}
 {{- get $required . | default list | toJson -}}
 {{- end -}}
 
