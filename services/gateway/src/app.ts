@@ -78,8 +78,11 @@ export async function main(): Promise<void> {
       logger,
     });
     const sockets = config.REALTIME_URLS ? socketProxy(config.REALTIME_URLS, logger) : undefined;
+    // The runner's status channel (a subscriber connection is dedicated to it).
+    const statusChannel = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls, new RunnerStatusReader(redis, logger)),
+      routes: v1Routes(clients, urls, runnerStatus),
       authenticator,
       urls,
       logger,
@@ -102,6 +105,7 @@ export async function main(): Promise<void> {
       sockets?.close();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
+      statusChannel.disconnect();
       redis.disconnect();
     };
   });

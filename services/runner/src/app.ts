@@ -22,7 +22,7 @@ export async function main(argv: string[]): Promise<void> {
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
     const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS);
-    const timers = new BullTimers(config.REDIS_URL, logger);
+    const timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS);
     const sink = new RedisStatusSink(config.REDIS_URL, logger);
     const events = new OutboxEventLog();
     const shows = new ShowsRepository();

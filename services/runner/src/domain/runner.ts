@@ -98,7 +98,7 @@ export class RunnerService<R> {
   async fire(job: JobSpec): Promise<'fired' | 'stale' | 'removed'> {
     const action: Action = job.kind === 'deadline' ? { kind: 'deadline' } : { kind: 'scheduled', cue_id: job.cue_id, start_time: job.start_time };
     try {
-      return (await this.transact('runner', job.rundown_id, action, job.revision)) ? 'fired' : 'stale';
+      return (await this.transact('runner', job.rundown_id, action, job.revision, job.due_at)) ? 'fired' : 'stale';
     } catch (error) {
       if (isAppError(error) && error.code === 'rundowns.not_found') {
         await this.remove(job.rundown_id);
@@ -160,10 +160,16 @@ export class RunnerService<R> {
     await this.sink.removed(rundownId);
   }
 
-  /** One transition under the row lock; with `expectRevision` (a timed job) it is a no-op unless the show is still there. */
-  private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number): Promise<ActResult | null> {
+  /**
+   * One transition under the row lock; with `expectRevision` (a timed job) it is a no-op unless the
+   * show is still at that revision, and it waits for `notBefore` (the job's due instant; jobs are
+   * handed over a little early) after the order was fetched, before it takes the lock.
+   */
+  private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number, notBefore?: number): Promise<ActResult | null> {
     const source = await this.orders.get(rundownId, reach === 'runner' ? undefined : reach);
     const order = new PlayableOrder(source.cues);
+    const early = notBefore === undefined ? 0 : notBefore - this.clock();
+    if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
     const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
       const row = await this.shows.lock(tx, rundownId, source.team_id);
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
@@ -200,8 +206,9 @@ export class RunnerService<R> {
     );
   }
 
+  /** Displays first (the read model), then the jobs of the new revision. */
   private async afterCommit(c: Committed): Promise<void> {
-    if (c.jobs) await this.timers.replace(c.jobs.previous, c.jobs.next);
     if (c.published) await this.sink.changed(c.status, c.teamId);
+    if (c.jobs) await this.timers.replace(c.jobs.previous, c.jobs.next);
   }
 }

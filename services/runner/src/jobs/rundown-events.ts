@@ -2,6 +2,9 @@ import { decodeEvent, eventKeys, Kind, readEventIndex } from '@rundown/shared';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
+/** How far the runners have followed the index (shared: each replica follows all of it). */
+const POSITION_KEY = 'runner:events-followed';
+
 /**
  * Follows every rundown's domain events (the outbox index stream) and hands the runner each rundown
  * whose cues or record changed, so that a show follows edits (next cue, titles, hard starts) and a
@@ -23,12 +26,14 @@ export class RundownEventFollower {
   }
 
   private async run(): Promise<void> {
-    let after = '$';
+    // Edits made while every runner was down are caught up from where the last one stopped.
+    let after = (await this.redis.get(POSITION_KEY).catch(() => null)) ?? '$';
     while (!this.stopped) {
       try {
         const entries = await readEventIndex(this.redis, after, { count: 500, blockMs: 1_000 });
         if (!entries.length) continue;
         after = entries.at(-1)!.id;
+        void this.redis.set(POSITION_KEY, after).catch(() => undefined);
         const changed = new Set<string>();
         const reads = entries.map(async (entry) => {
           const [raw] = await this.redis.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);

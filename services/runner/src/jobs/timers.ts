@@ -21,6 +21,11 @@ const KEEP_DONE = { age: 24 * 3600, count: 100_000 };
  * the due job. Nothing depends on the local timer: if the replica dies, the job still fires
  * through BullMQ's own wait (then up to one Redis tick late), and a restarted runner re-arms its
  * timers from the queue's delayed set.
+ *
+ * Lead: a job is handed to a worker `leadMs` before it is due; the worker does the slow part (asking
+ * the rundown context for the order) and then waits, in process, for the due instant before it
+ * takes the show's lock. So a deadline lands within a few ms of its time even when a gRPC call
+ * or the machine is slow.
  */
 export class BullTimers implements Timers {
   private readonly queue: Queue;
@@ -32,6 +37,7 @@ export class BullTimers implements Timers {
   constructor(
     redisUrl: string,
     private readonly logger: Logger,
+    private readonly leadMs = 30,
     private readonly prefix = 'bull',
   ) {
     // BullMQ needs retries without limit on its connections (it blocks on one of them).
@@ -71,13 +77,13 @@ export class BullTimers implements Timers {
   async place(job: JobSpec): Promise<void> {
     await this.queue.add(job.kind, job, {
       jobId: job.id,
-      delay: Math.max(0, job.due_at - Date.now()),
+      delay: Math.max(0, job.due_at - this.leadMs - Date.now()),
       removeOnComplete: KEEP_DONE,
       removeOnFail: KEEP_DONE,
       attempts: 3,
       backoff: { type: 'fixed', delay: 50 },
     });
-    this.arm(job.id, job.due_at);
+    this.arm(job.id, job.due_at - this.leadMs);
   }
 
   private async cancel(id: string): Promise<void> {
@@ -107,7 +113,7 @@ export class BullTimers implements Timers {
     const delayed = await this.queue.getDelayed(0, 10_000);
     for (const job of delayed) {
       const data = job.data as JobSpec | undefined;
-      if (job.id && data?.due_at) this.arm(job.id, data.due_at);
+      if (job.id && data?.due_at) this.arm(job.id, data.due_at - this.leadMs);
     }
   }
 

@@ -64,8 +64,13 @@ export class ShowsRepository {
 
   /** The show's row under a row lock (created in pre-show on first use): one transition at a time. */
   async lock(tx: EntityManager, rundownId: string, teamId: string): Promise<ShowRow> {
-    await tx.query('INSERT INTO runner.shows (rundown_id, team_id) VALUES ($1, $2) ON CONFLICT (rundown_id) DO NOTHING', [rundownId, teamId]);
-    const rows = (await tx.query(`SELECT ${columns} FROM runner.shows WHERE rundown_id = $1 FOR UPDATE`, [rundownId])) as StoredShow[];
+    // One round trip: ON CONFLICT DO UPDATE takes the row lock of an existing row and returns it.
+    const rows = (await tx.query(
+      `INSERT INTO runner.shows AS s (rundown_id, team_id) VALUES ($1, $2)
+       ON CONFLICT (rundown_id) DO UPDATE SET rundown_id = s.rundown_id
+       RETURNING ${columns}`,
+      [rundownId, teamId],
+    )) as StoredShow[];
     return toRow(rows[0]!);
   }
 
@@ -94,6 +99,19 @@ export class ShowsRepository {
 
   /** Closes the open play of the show (if any) and opens the next one (if any), in the transition's transaction. */
   async recordPlays(tx: EntityManager, rundownId: string, run: number, ended: { at: number; reason: PlayEnd; final_duration_ms: number } | null, started: PlayStart | null): Promise<void> {
+    if (ended && started) {
+      // One round trip for the usual case (one play ends, the next begins). The insert reads the CTE, so
+      // the open play is closed before the new one (the one-open-play index) is inserted.
+      await tx.query(
+        `WITH ended AS (
+           UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4 WHERE rundown_id = $1 AND ended_at IS NULL RETURNING 1
+         )
+         INSERT INTO runner.plays (rundown_id, run, cue_id, title, planned_duration_ms, started_at)
+         SELECT $1, $5, $6, $7, $8, $9 FROM (SELECT count(*) FROM ended) AS closed`,
+        [rundownId, ended.at, ended.reason, ended.final_duration_ms, run, started.cue_id, started.title, started.planned_duration_ms, started.started_at],
+      );
+      return;
+    }
     if (ended) {
       await tx.query(
         `UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4 WHERE rundown_id = $1 AND ended_at IS NULL`,

@@ -1,0 +1,328 @@
+// `npm run bench:runner`: what the show runner costs and how precisely it keeps time.
+//
+// Starts, on loopback: a bare Express 5 app (one `res.json` handler, its own process) and the whole
+// system through the launcher (compiled services, telemetry on and exporting to a sink that drops
+// the spans), on free ports, with a database of its own and Redis db BENCH_REDIS_DB (default 10).
+// Then measures, in one run:
+//   1. action:next latency: 1,000 sequential presses over 10 shows (p50/p99/max)
+//   2. delayed-job lateness: 200 rundowns, each with 3 auto_advance cues and a last one without
+//      (800 timers: 600 auto-advances, 200 over-time deadlines), durations 0.5-4 s, shows started
+//      over ~2 s. Lateness = when the runner committed the change (its status `at`) minus when it was
+//      due; also as a subscriber to the read model's channel hears it. Goal p99 <= 20 ms, max <= 50 ms.
+//   3. authenticated GET /v1/rundowns/:id/status (the read model) against bare Express with 16
+//      keep-alive connections, interleaved rounds (goal >= 0.5), and sequential p50/p99 (<= 1.5/5 ms).
+//   options: --seconds 10 --rounds 5 --concurrency 16 --timers-rundowns 200 --json
+//
+// Traffic goes to loopback only; every loop is bounded by time or count.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, createServer, request, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
+import { freePort, freePorts, startSystem } from '../launcher/child.js';
+import { percentile, summarize } from './stats.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '16' },
+    warmup: { type: 'string', default: '2' },
+    'timers-rundowns': { type: 'string', default: '200' },
+    presses: { type: 'string', default: '1000' },
+    sequential: { type: 'string', default: '1000' },
+    json: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+const seconds = Number(values.seconds);
+const rounds = Math.max(1, Number(values.rounds));
+const concurrency = Number(values.concurrency);
+const warmup = Number(values.warmup);
+const timerRundowns = Number(values['timers-rundowns']);
+const presses = Number(values.presses);
+const sequentialCount = Number(values.sequential);
+const MAX_REQUESTS = 2_000_000;
+
+const BARE_EXPRESS = `
+import express from 'express';
+const app = express();
+app.get('/', (_req, res) => { res.json({ status: 'ok' }); });
+const server = app.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+function startBareExpress(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_EXPRESS], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare express exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('PORT ')) resolve({ url: `http://127.0.0.1:${line.slice(5)}/`, child });
+    });
+  });
+}
+
+/** Accepts OTLP/HTTP exports and drops them, as a collector would. */
+async function startTraceSink(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}`, server };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+function once(url: URL, headers: Record<string, string>, via: Agent = agent, method = 'GET'): Promise<number> {
+  return new Promise((ok, fail) => {
+    const req = request(url, { agent: via, headers, method }, (res) => {
+      res.resume();
+      res.on('end', () => ok(res.statusCode ?? 0));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+interface Sample {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+}
+
+async function load(url: URL, headers: Record<string, string>, durationS: number): Promise<Sample> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + durationS * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline && latencies.length + errors < MAX_REQUESTS) {
+      const t0 = performance.now();
+      try {
+        if ((await once(url, headers)) === 200) latencies.push(performance.now() - t0);
+        else errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { latencies, errors, seconds: (performance.now() - started) / 1000 };
+}
+
+function merge(name: string, samples: Sample[]) {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const elapsed = samples.reduce((a, s) => a + s.seconds, 0);
+  return {
+    name,
+    requests: latencies.length,
+    errors: samples.reduce((a, s) => a + s.errors, 0),
+    throughput: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the bench reads a few known fields of loosely typed answers
+type Loose = any;
+
+async function api(url: string, method: string, token: string, body?: unknown): Promise<{ status: number; data: Loose }> {
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, data: text ? (JSON.parse(text) as { data: unknown }).data : undefined };
+}
+
+async function must(url: string, method: string, token: string, body?: unknown, expect = 200): Promise<Loose> {
+  const res = await api(url, method, token, body);
+  if (res.status !== expect) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.data)}`);
+  return res.data;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (v: number) => v.toFixed(2).padStart(7);
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+try {
+  const sink = await startTraceSink();
+  cleanups.push(() => new Promise((r) => sink.server.close(r)));
+  const bare = await startBareExpress();
+  cleanups.push(() => void bare.child.kill('SIGTERM'));
+  const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'rundown_bench_runner');
+  cleanups.push(() => database.drop());
+  const redisUrl = await isolatedRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', Number(process.env.BENCH_REDIS_DB ?? 10));
+  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const system = await startSystem({
+    env: {
+      ...(await freePorts()),
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      LOG_LEVEL: 'warn',
+      LAUNCH_MODE: 'compiled',
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_SAMPLER_ARG: '1',
+    },
+  });
+  cleanups.push(() => system.stop());
+  const { ready } = system;
+  const base = ready.base_url;
+  const adminPost = async (path: string, body: unknown) => must(`${ready.admin_url}${path}`, 'POST', ready.admin_secret, body, 201);
+  const team = await adminPost('/teams', { name: 'bench', plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 10_000 });
+  const caller = (await adminPost(`/teams/${team.id}/tokens`, { role: 'SHOWCALL', ttl_seconds: 3600 })).token as string;
+  const owner = (await adminPost(`/teams/${team.id}/tokens`, { role: 'OWNER', ttl_seconds: 3600 })).token as string;
+  const viewer = (await adminPost(`/teams/${team.id}/tokens`, { role: 'VIEW', ttl_seconds: 3600 })).token as string;
+
+  // 1. action:next, sequential presses on one keep-alive connection.
+  const showsForPresses = Math.ceil(presses / 100);
+  const pressShows: string[] = [];
+  for (let i = 0; i < showsForPresses; i++) {
+    const r = await must(`${base}/rundowns`, 'POST', owner, { title: `presses ${i}`, cues: Array.from({ length: 101 }, (_, j) => ({ title: `Q${j}`, duration_ms: 600_000 })) }, 201);
+    pressShows.push(r.id as string);
+  }
+  const single = new Agent({ keepAlive: true, maxSockets: 1 });
+  const auth = { authorization: `Bearer ${caller}` };
+  const pressSamples: number[] = [];
+  for (const id of pressShows) {
+    if ((await once(new URL(`${base}/rundowns/${id}/action:start`), auth, single, 'POST')) !== 200) throw new Error('start failed');
+    const next = new URL(`${base}/rundowns/${id}/action:next`);
+    for (let j = 0; j < 100 && pressSamples.length < presses; j++) {
+      const t0 = performance.now();
+      const status = await once(next, auth, single, 'POST');
+      if (status !== 200) throw new Error(`action:next answered ${status}`);
+      pressSamples.push(performance.now() - t0);
+    }
+  }
+  const pressSummary = summarize(pressSamples);
+
+  // 2. Delayed-job lateness over many timers.
+  const listener = new Redis(redisUrl);
+  const heard: { at: number; s: { rundown_id: string; revision: number; phase: string; at: number; active_cue: { id: string; started_at: number; duration_ms: number } | null } }[] = [];
+  listener.on('message', (_c: string, message: string) => heard.push({ at: Date.now(), s: JSON.parse(message) }));
+  await listener.subscribe('runner:status');
+  const timed: { id: string; cues: string[]; durations: number[] }[] = [];
+  for (let i = 0; i < timerRundowns; i++) {
+    const durations = Array.from({ length: 4 }, () => 500 + Math.floor(Math.random() * 3_500));
+    const r = await must(`${base}/rundowns`, 'POST', owner, {
+      title: `timers ${i}`,
+      cues: durations.map((d, j) => ({ title: `T${j}`, duration_ms: d, auto_advance: j < 3 })),
+    }, 201);
+    const cues = await must(`${base}/rundowns/${r.id}/cues`, 'GET', owner);
+    timed.push({ id: r.id as string, cues: (cues.items as { id: string }[]).map((c) => c.id), durations });
+  }
+  heard.length = 0;
+  const startedAt = new Map<string, number>();
+  const starting = Date.now();
+  await Promise.all(
+    timed.map(async (t, i) => {
+      await sleep((i / timed.length) * 2_000);
+      const s = await must(`${base}/rundowns/${t.id}/action:start`, 'POST', caller);
+      startedAt.set(t.id, s.active_cue.started_at as number);
+    }),
+  );
+  const longest = Math.max(...timed.map((t) => t.durations.reduce((a, b) => a + b, 0)));
+  const settle = starting + 2_000 + longest + 3_000;
+  while (Date.now() < settle) await sleep(200);
+  await listener.quit();
+
+  const fireLate: number[] = [];
+  const heardLate: number[] = [];
+  let missing = 0;
+  let duplicates = 0;
+  for (const t of timed) {
+    const start = startedAt.get(t.id)!;
+    const mine = heard.filter((h) => h.s.rundown_id === t.id);
+    let due = start;
+    for (let j = 0; j < 4; j++) {
+      due += t.durations[j]!;
+      // j < 3: the auto-advance to cue j+1 (its started_at is the due instant); j == 3: the over-time status.
+      // (The over-time status of the last cue repeats its revision and cue: told apart by time.)
+      const nextDue = due + (t.durations[j + 1] ?? Infinity);
+      const matches =
+        j < 3
+          ? mine.filter((h) => h.s.active_cue?.id === t.cues[j + 1] && h.s.revision === j + 2 && h.s.at < nextDue)
+          : mine.filter((h) => h.s.revision === 4 && h.s.at >= due);
+      if (matches.length === 0) {
+        missing++;
+        continue;
+      }
+      if (matches.length > 1) duplicates += matches.length - 1;
+      const m = matches[0]!;
+      fireLate.push(m.s.at - due);
+      heardLate.push(m.at - due);
+    }
+  }
+  if (process.env.BENCH_DEBUG) {
+    const t = timed[0]!;
+    console.log(JSON.stringify({ start: startedAt.get(t.id), durations: t.durations, cues: t.cues, heard: heard.filter((h) => h.s.rundown_id === t.id) }, null, 1));
+  }
+  const fire = summarize(fireLate);
+  const hear = summarize(heardLate);
+
+  // 3. Status reads: bare Express vs the gateway's authenticated GET /status (read model), interleaved.
+  const statusUrl = new URL(`${base}/rundowns/${pressShows[0]}/status`);
+  const readAuth = { authorization: `Bearer ${viewer}` };
+  if ((await once(statusUrl, readAuth)) !== 200) throw new Error('GET /status did not answer 200');
+  const targets = [
+    { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {} },
+    { name: 'GET /v1/rundowns/:id/status', url: statusUrl, headers: readAuth },
+  ];
+  for (const t of targets) await load(t.url, t.headers, warmup);
+  const samples = targets.map(() => [] as Sample[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, t] of targets.entries()) samples[i]!.push(await load(t.url, t.headers, seconds / rounds));
+  }
+  const results = targets.map((t, i) => merge(t.name, samples[i]!));
+  const ratio = results[1]!.throughput / results[0]!.throughput;
+  const readOne = new Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < 200; i++) await once(statusUrl, readAuth, readOne);
+  const sequentialSamples: number[] = [];
+  for (let i = 0; i < sequentialCount; i++) {
+    const t0 = performance.now();
+    if ((await once(statusUrl, readAuth, readOne)) !== 200) throw new Error('sequential status read failed');
+    sequentialSamples.push(performance.now() - t0);
+  }
+  readOne.destroy();
+  single.destroy();
+  const sequential = summarize(sequentialSamples);
+
+  const report = {
+    action_next: pressSummary,
+    timers: { rundowns: timerRundowns, expected: timerRundowns * 4, measured: fire.n, missing, duplicates, fire_lateness: fire, heard_lateness: hear },
+    status_reads: { concurrency, results, ratio, sequential },
+  };
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+  } else {
+    const line = (name: string, s: ReturnType<typeof summarize>) =>
+      `${name.padEnd(40)} n=${String(s.n).padEnd(5)} p50 ${fmt(s.p50)} ms  p99 ${fmt(s.p99)} ms  max ${fmt(s.max)} ms`;
+    console.log('runner benchmark (compiled services, telemetry on, one run)\n');
+    console.log(line('POST action:next (sequential)', pressSummary));
+    console.log(`\ndelayed jobs: ${timerRundowns} rundowns, ${timerRundowns * 4} timers (auto-advance and over-time deadlines); missing ${missing}, duplicates ${duplicates}`);
+    console.log(line('lateness at commit (runner clock)', fire) + '   goal p99 <= 20, max <= 50');
+    console.log(line('lateness as heard by a subscriber', hear));
+    console.log(`\nstatus reads, ${concurrency} keep-alive connections, ${seconds} s per target in ${rounds} interleaved rounds:`);
+    for (const r of results) {
+      console.log(`${r.name.padEnd(40)} ${String(r.requests).padStart(8)} req  ${r.throughput.toFixed(0).padStart(7)} req/s   p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  errors ${r.errors}`);
+    }
+    console.log(`ratio GET /status / bare Express: ${ratio.toFixed(2)} (goal >= 0.5)`);
+    console.log(line('GET /status sequential (1 connection)', sequential) + '   goal p50 <= 1.5, p99 <= 5');
+  }
+} finally {
+  agent.destroy();
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
