@@ -122,6 +122,13 @@ export function statusParts(s: RunnerStatus): Pick<V0View, 'currentCue' | 'nextC
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
+ * The same cue in a runner status may be an older copy than the one a cue event already brought
+ * (the runner read it before the edit): the newer `updatedAt` wins, so a display never flips back.
+ */
+const fresher = (incoming: V0Cue | null, known: V0Cue | null): V0Cue | null =>
+  incoming && known && incoming.id === known.id && incoming.updatedAt < known.updatedAt ? known : incoming;
+
+/**
  * Applies one domain event to the view: the new view and what v0 clients must be sent, in order
  * (`currentCue`, then `nextCue`, then `timesnap` for one runner change). Only what changed is
  * sent, so a status event that changes nothing v0 shows (an over-time deadline) sends nothing.
@@ -135,6 +142,8 @@ export function applyEvent(view: V0View, id: string, event: Event): { view: V0Vi
     case 'status': {
       if (p.value.revision <= view.revision) break;
       const parts = statusParts(p.value);
+      parts.currentCue = fresher(parts.currentCue, view.currentCue);
+      parts.nextCue = fresher(parts.nextCue, view.nextCue);
       Object.assign(next, parts);
       if (!same(parts.currentCue, view.currentCue)) emits.push({ event: 'currentCue', payload: parts.currentCue });
       if (!same(parts.nextCue, view.nextCue)) emits.push({ event: 'nextCue', payload: parts.nextCue });

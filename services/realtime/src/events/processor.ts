@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { decodeEvent, eventKeys, type Logger } from '@rundown/shared';
-import { applyEvent, type V0Emit, type V0View } from '../domain/v0-records.js';
+import { applyEvent, type V0Emit } from '../domain/v0-records.js';
 import type { ViewStore } from '../repositories/views.js';
 
 export const CONSUMER_GROUP = 'realtime-v0';
@@ -104,25 +104,23 @@ export class EventProcessor {
 
   /** Applies and emits every event of the rundown after its view's position (no view: nobody watches it yet). */
   async advance(rundownId: string): Promise<void> {
-    if (!(await this.views.get(rundownId))) return;
-    await this.views.locked(rundownId, async () => {
-        let view: V0View | undefined = await this.views.get(rundownId);
-        while (view) {
-          const raw = (await this.views.redisClient.xrangeBuffer(eventKeys.rundown(rundownId), `(${view.pos}`, '+', 'COUNT', 500)) as [Buffer, Buffer[]][];
-          if (!raw.length) break;
-          for (const [idBuf, fields] of raw) {
-            const at = fields.findIndex((f, i) => i % 2 === 0 && f.toString() === 'e');
-            if (at < 0) continue;
-            const applied = applyEvent(view, idBuf.toString(), decodeEvent(fields[at + 1]!));
-            if (applied.removed) {
-              this.broadcaster.disconnectRundown(rundownId);
-              await this.views.remove(rundownId);
-              return;
-            }
-            for (const emit of applied.emits) this.broadcaster.emit(rundownId, emit);
-            view = applied.view;
+    await this.views.advanceLocked(rundownId, async (start) => {
+      let view = start;
+      for (;;) {
+        const raw = (await this.views.redisClient.xrangeBuffer(eventKeys.rundown(rundownId), `(${view.pos}`, '+', 'COUNT', 500)) as [Buffer, Buffer[]][];
+        for (const [idBuf, fields] of raw) {
+          const at = fields.findIndex((f, i) => i % 2 === 0 && f.toString() === 'e');
+          if (at < 0) continue;
+          const applied = applyEvent(view, idBuf.toString(), decodeEvent(fields[at + 1]!));
+          if (applied.removed) {
+            this.broadcaster.disconnectRundown(rundownId);
+            await this.views.remove(rundownId);
+            return undefined;
           }
-          await this.views.put(rundownId, view);
+          for (const emit of applied.emits) this.broadcaster.emit(rundownId, emit);
+          view = applied.view;
+        }
+        if (raw.length < 500) return view === start ? undefined : view;
       }
     });
   }

@@ -16,6 +16,23 @@ const VIEW_TTL_SECONDS = 7 * 24 * 3600;
 const LOCK_MS = 5_000;
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+// KEYS: lock, view. No view: nothing to do (0). Lock taken: 1 and the view. Busy: 2.
+const ACQUIRE_WITH_VIEW = `
+local view = redis.call('GET', KEYS[2])
+if not view then return {0} end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, view} end
+return {2}`;
+// KEYS: view, lock. Stores the view and releases the lock in one step (after the publishes before it).
+const PUT_AND_RELEASE = `
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+return 1`;
+
+type Scripted = {
+  v0ReleaseLock(key: string, token: string): Promise<number>;
+  v0AcquireWithView(lock: string, view: string, token: string, ttl: number): Promise<[0] | [1, string] | [2]>;
+  v0PutAndRelease(view: string, lock: string, json: string, ttl: number, token: string): Promise<number>;
+};
 
 /**
  * The v0 view of each rundown in Redis (`v0:view:<id>`: what a connecting client is sent, and the
@@ -32,7 +49,11 @@ export class ViewStore {
     private readonly redis: Redis,
     private readonly clients: ContentClients,
   ) {
-    if (!('v0ReleaseLock' in redis)) redis.defineCommand('v0ReleaseLock', { numberOfKeys: 1, lua: RELEASE });
+    if (!('v0ReleaseLock' in redis)) {
+      redis.defineCommand('v0ReleaseLock', { numberOfKeys: 1, lua: RELEASE });
+      redis.defineCommand('v0AcquireWithView', { numberOfKeys: 2, lua: ACQUIRE_WITH_VIEW });
+      redis.defineCommand('v0PutAndRelease', { numberOfKeys: 2, lua: PUT_AND_RELEASE });
+    }
   }
 
   /** The shared connection (the adapter publishes on it too), for the stream reads done under the lock. */
@@ -55,6 +76,41 @@ export class ViewStore {
     await this.redis.del(this.key(rundownId));
   }
 
+  private get scripts(): Scripted {
+    return this.redis as unknown as Scripted;
+  }
+
+  /**
+   * The event path in three round trips: take the lock and read the view in one script (nothing
+   * when the rundown has no view: nobody watches it), run `work` (it publishes), then store what it
+   * answers and release in one script. `work` answering undefined stores nothing.
+   */
+  async advanceLocked(rundownId: string, work: (view: V0View) => Promise<V0View | undefined>): Promise<void> {
+    const lock = `v0:lock:${rundownId}`;
+    const token = randomBytes(8).toString('hex');
+    const deadline = Date.now() + LOCK_MS * 2;
+    let view: V0View;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      const got = await this.scripts.v0AcquireWithView(lock, this.key(rundownId), token, LOCK_MS);
+      if (got[0] === 0) return;
+      if (got[0] === 1) {
+        view = JSON.parse(got[1]) as V0View;
+        break;
+      }
+      if (Date.now() > deadline) throw new AppError('service_unavailable', { detail: `The v0 view of ${rundownId} stayed locked.` });
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    let next: V0View | undefined;
+    try {
+      next = await work(view);
+    } catch (error) {
+      await this.scripts.v0ReleaseLock(lock, token).catch(() => undefined);
+      throw error;
+    }
+    if (next) await this.scripts.v0PutAndRelease(this.key(rundownId), lock, JSON.stringify(next), VIEW_TTL_SECONDS, token);
+    else await this.scripts.v0ReleaseLock(lock, token);
+  }
+
   /** Runs `work` holding the rundown's lock (waiting for it, up to the lock's lifetime and a bit). */
   async locked<T>(rundownId: string, work: () => Promise<T>): Promise<T> {
     const key = `v0:lock:${rundownId}`;
@@ -68,7 +124,7 @@ export class ViewStore {
     try {
       return await work();
     } finally {
-      await (this.redis as unknown as { v0ReleaseLock(key: string, token: string): Promise<number> }).v0ReleaseLock(key, token).catch(() => undefined);
+      await this.scripts.v0ReleaseLock(key, token).catch(() => undefined);
     }
   }
 
