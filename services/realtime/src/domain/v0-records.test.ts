@@ -35,6 +35,7 @@ const status = (s: Partial<RunnerStatus>): Event => ({
   team_id: 't',
   kind: Kind.KIND_STATUS,
   source: 'runner',
+  occurred_at: new Date(0),
   payload: { $case: 'status', value: { server_time: 0, state: RunnerState.RUNNER_STATE_RUNNING, phase: RunnerPhase.RUNNER_PHASE_RUNNING, revision: 2, ...s } as RunnerStatus },
 });
 
