@@ -6,8 +6,11 @@ const shared = fileURLToPath(new URL('./services/shared/src/', import.meta.url))
 /**
  * Three tiers under one command (`npm test`):
  * - unit: no I/O, beside the code (services/<svc>/src/**\/*.test.ts)
- * - integration: real PostgreSQL and Redis (testcontainers when a Docker engine answers,
- *   otherwise the servers the environment names, otherwise the local defaults)
+ * - medium: a service's domain and repositories wired as the service wires them, against real
+ *   PostgreSQL (and Redis for its events), no transport (test/medium)
+ * - integration: real PostgreSQL and Redis across the shared library and the services' transports
+ *   (testcontainers when a Docker engine answers, otherwise the servers the environment names,
+ *   otherwise the local defaults)
  * - e2e: the whole system started through the same launcher as `npm start`, spoken to over HTTP
  */
 export default defineConfig({
@@ -24,6 +27,16 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'unit', include: ['services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'medium',
+          include: ['test/medium/**/*.test.ts'],
+          globalSetup: ['test/support/integration-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
       },
       {
         extends: true,

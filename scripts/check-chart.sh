@@ -72,6 +72,17 @@ for f in "${VALUES_FILES[@]}"; do
 done
 render all-services -f deploy/values/production.yaml \
   --set cells.enabled=true,runner.enabled=true,realtime.enabled=true,ingress.socketIoBackend=realtime
+# Adding a service is one values block: a block nobody's template names ("probe", a copy of cells'
+# with its own ports, calling rundown and called by the gateway) renders and validates like the others.
+node --input-type=module -e '
+  import { readFileSync, writeFileSync } from "node:fs";
+  import { parse, stringify } from "yaml";
+  const values = parse(readFileSync("charts/rundown/values.yaml", "utf8"));
+  const probe = { ...values.cells, enabled: true, args: ["services/probe/dist/main.js"], containerPorts: { grpc: 50059 },
+    service: { ...values.cells.service, ports: { grpc: 50059 } }, upstreams: ["rundown"], requiredUpstreams: ["rundown"] };
+  writeFileSync(process.argv[1], stringify({ probe, gateway: { upstreams: [...values.gateway.upstreams, "probe"] } }));
+' "$OUT/new-service.yaml"
+render new-service -f deploy/values/production.yaml -f "$OUT/new-service.yaml"
 
 # Renders that must be refused, with the message that explains why.
 expect_failure() { # expect_failure <description> <expected message fragment> <helm args...>
@@ -94,6 +105,8 @@ expect_failure "missing DATABASE_URL" "externalDatabase.url" --set externalDatab
 expect_failure "gateway without auth" "AUTH_ADDR" --set auth.enabled=false
 expect_failure "unknown values key" "Additional property" --set gateway.replicas=3
 expect_failure "JWK without kid" "kid" --set-string 'secrets.jwtPrivateKeys=[{"kty":"EC"}]'
+expect_failure "weak INTERNAL_CONTEXT_KEYS" "secrets.internalContextKeys" --set secrets.internalContextKeys=k1:too-short
+expect_failure "rundown without auth (its plan facts)" "AUTH_ADDR" --set auth.enabled=false,gateway.enabled=false
 
 echo "== validate rendered manifests"
 node scripts/validate-manifests.mjs "$OUT"/render/*

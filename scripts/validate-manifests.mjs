@@ -285,7 +285,7 @@ function checkRelease(dir, docs) {
     check(affinity === 'cookie', id, 'no cookie affinity (Socket.IO long-polling needs sticky sessions)');
   }
 
-  // NetworkPolicies: gRPC ports only from named callers; the gateway admin port only from the namespace.
+  // NetworkPolicies: gRPC ports only from named callers; admin gRPC ports only from the gateway; the gateway admin port only from the namespace.
   for (const policy of policies) {
     const id = `NetworkPolicy/${policy.metadata.name}`;
     check((policy.spec?.policyTypes ?? []).includes('Ingress'), id, 'policyTypes lacks Ingress');
@@ -296,6 +296,13 @@ function checkRelease(dir, docs) {
           id, 'gRPC port open beyond pods of this namespace');
         check(rule.from.every((f) => f.podSelector?.matchExpressions?.length || Object.keys(f.podSelector?.matchLabels ?? {}).includes('app.kubernetes.io/component')),
           id, 'gRPC port open to every pod, not only the calling services');
+      }
+      if (ports.includes('grpc-admin')) {
+        // Admin RPCs: only the components named in adminCallers (the gateway), never the namespace at large.
+        check((rule.from ?? []).length > 0 && rule.from.every((f) => f.podSelector && !f.namespaceSelector && !f.ipBlock
+          && (f.podSelector.matchExpressions ?? []).some((e) => e.key === 'app.kubernetes.io/component' && e.operator === 'In'
+            && e.values.length > 0 && e.values.every((v) => v === 'gateway'))),
+          id, 'admin gRPC port open to more than the gateway');
       }
       if (ports.includes('admin')) {
         check((rule.from ?? []).length > 0 && rule.from.every((f) => f.podSelector && !f.namespaceSelector && !f.ipBlock),

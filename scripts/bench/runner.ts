@@ -280,6 +280,8 @@ try {
   const targets = [
     { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {} },
     { name: 'GET /v1/rundowns/:id/status', url: statusUrl, headers: readAuth },
+    // The edge alone (token, revocation, rate limit, envelope): what the status read adds shows against it.
+    { name: 'GET /v1/auth (the edge alone)', url: new URL(`${base}/auth`), headers: readAuth },
   ];
   for (const t of targets) await load(t.url, t.headers, warmup);
   const samples = targets.map(() => [] as Sample[]);
@@ -319,7 +321,7 @@ try {
     for (const r of results) {
       console.log(`${r.name.padEnd(40)} ${String(r.requests).padStart(8)} req  ${r.throughput.toFixed(0).padStart(7)} req/s   p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  errors ${r.errors}`);
     }
-    console.log(`ratio GET /status / bare Express: ${ratio.toFixed(2)} (goal >= 0.5)`);
+    console.log(`ratio GET /status / bare Express: ${ratio.toFixed(2)} (goal >= 0.5); GET /v1/auth / bare Express: ${(results[2]!.throughput / results[0]!.throughput).toFixed(2)}`);
     console.log(line('GET /status sequential (1 connection)', sequential) + '   goal p50 <= 1.5, p99 <= 5');
   }
 } finally {

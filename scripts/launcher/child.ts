@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { SERVICES } from './services.js';
+import { PORT_VARIABLES } from './services.js';
 import { NODE_ARGS } from './util.js';
 
 /** What the launcher prints on its LAUNCHER_READY line. */
@@ -10,6 +10,9 @@ export interface LauncherReady {
   http_port: number;
   admin_port: number;
   grpc_ports: Record<string, number>;
+  /** Every `<NAME>_ADDR` and `<NAME>_ADMIN_ADDR` (what another gateway needs to join). */
+  addresses: Record<string, string>;
+  internal_context_keys: string;
   public_url: string;
   base_url: string;
   admin_url: string;
@@ -47,7 +50,7 @@ export function freePort(): Promise<number> {
 
 /** Ports for every listener, all free right now (tests and benchmarks never take the defaults). */
 export async function freePorts(): Promise<Record<string, string>> {
-  const names = ['HTTP_PORT', 'ADMIN_PORT', 'REALTIME_HTTP_PORT', ...SERVICES.map((s) => s.grpcPortEnv)];
+  const names = PORT_VARIABLES;
   const ports = await Promise.all(names.map(() => freePort()));
   return Object.fromEntries(names.map((n, i) => [n, String(ports[i])]));
 }

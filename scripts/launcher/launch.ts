@@ -6,6 +6,7 @@ import { grpcHealth, httpReady, waitForReady, type ReadinessTarget } from './hea
 import { ensurePostgres, ensureRedis, type Endpoint } from './infra.js';
 import { loadSecrets } from './secrets.js';
 import {
+  addresses,
   adminUrl,
   grpcPort,
   HOST,
@@ -160,6 +161,8 @@ export async function launch(options: LaunchOptions): Promise<void> {
       http_port: ports.http,
       admin_port: ports.admin,
       grpc_ports: ports.grpc,
+      addresses: addresses(ports),
+      internal_context_keys: secrets.INTERNAL_CONTEXT_KEYS,
       public_url: publicUrl(ports),
       base_url: `${publicUrl(ports)}/v1`,
       admin_url: adminUrl(ports),

@@ -1,5 +1,6 @@
-// The one table of services the launcher runs. A new service (cells 50053, runner 50054,
-// realtime 50055) is one row here: its gRPC port, whether it has migrations, and its own settings.
+// The processes the launcher runs: every row of the shared services table
+// (services/shared/src/services.ts), then the gateway. A new service is a row there, not here.
+import { addressVariable, adminAddressVariable, SERVICES as BACKENDS, type SharedSetting } from '@rundown/shared';
 import type { Secrets } from './secrets.js';
 import { LauncherError } from './util.js';
 
@@ -18,6 +19,12 @@ export interface ServiceSpec {
   /** Environment variable that overrides the gRPC port, and its local default. */
   grpcPortEnv: string;
   grpcPortDefault: number;
+  /** The admin gRPC port (admin services only), likewise. */
+  adminGrpcPortEnv?: string;
+  adminGrpcPortDefault?: number;
+  /** A public HTTP port of its own (realtime's Socket.IO), likewise. */
+  httpPortEnv?: string;
+  httpPortDefault?: number;
   /** Has `main.ts migrate`; migrations run in table order before anything starts. */
   migrate: boolean;
   /** How readiness is judged: gRPC health (SERVING), or the gateway's HTTP `GET /readyz`. */
@@ -30,58 +37,36 @@ export interface ServiceSpec {
 
 const tokenEnvironment = (env: NodeJS.ProcessEnv): string => env.TOKEN_ENVIRONMENT ?? 'local';
 
+/** Where each shared setting a table row names comes from in a local run. */
+const sharedSettings: Record<SharedSetting, (ctx: ServiceContext) => string> = {
+  DATABASE_URL: (ctx) => ctx.databaseUrl,
+  REDIS_URL: (ctx) => ctx.redisUrl,
+  JWT_PRIVATE_KEYS: (ctx) => ctx.secrets.JWT_PRIVATE_KEYS,
+  V0_TOKEN_SECRET: (ctx) => ctx.secrets.V0_TOKEN_SECRET,
+  CURSOR_SECRET: (ctx) => ctx.secrets.CURSOR_SECRET,
+  TOKEN_ENVIRONMENT: (ctx) => tokenEnvironment(ctx.env),
+};
+
+const upper = (name: string) => name.toUpperCase();
+
 export const SERVICES: readonly ServiceSpec[] = [
-  {
-    name: 'auth',
-    grpcPortEnv: 'AUTH_GRPC_PORT',
-    grpcPortDefault: 50051,
-    migrate: true,
-    ready: 'grpc',
-    color: 'cyan',
-    env: (ctx) => ({
-      DATABASE_URL: ctx.databaseUrl,
-      REDIS_URL: ctx.redisUrl,
-      JWT_PRIVATE_KEYS: ctx.secrets.JWT_PRIVATE_KEYS,
-      V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
-      TOKEN_ENVIRONMENT: tokenEnvironment(ctx.env),
+  ...BACKENDS.map(
+    (row): ServiceSpec => ({
+      name: row.name,
+      grpcPortEnv: `${upper(row.name)}_GRPC_PORT`,
+      grpcPortDefault: row.grpcPort,
+      ...('adminGrpcPort' in row ? { adminGrpcPortEnv: `${upper(row.name)}_ADMIN_GRPC_PORT`, adminGrpcPortDefault: row.adminGrpcPort } : {}),
+      migrate: row.migrations,
+      ready: 'grpc',
+      color: row.color,
+      ...('httpPort' in row ? { httpPortEnv: `${upper(row.name)}_HTTP_PORT`, httpPortDefault: row.httpPort } : {}),
+      env: (ctx) => ({
+        ...Object.fromEntries(row.settings.map((setting) => [setting, sharedSettings[setting](ctx)])),
+        // A public listener of its own (local runs stay on loopback unless asked otherwise).
+        ...(ctx.ports.serviceHttp[row.name] !== undefined ? { HOST: ctx.env.HOST ?? HOST, HTTP_PORT: String(ctx.ports.serviceHttp[row.name]) } : {}),
+      }),
     }),
-  },
-  {
-    name: 'rundown',
-    grpcPortEnv: 'RUNDOWN_GRPC_PORT',
-    grpcPortDefault: 50052,
-    migrate: true,
-    ready: 'grpc',
-    color: 'magenta',
-    env: (ctx) => ({
-      DATABASE_URL: ctx.databaseUrl,
-      REDIS_URL: ctx.redisUrl,
-      CURSOR_SECRET: ctx.secrets.CURSOR_SECRET,
-    }),
-  },
-  {
-    name: 'runner',
-    grpcPortEnv: 'RUNNER_GRPC_PORT',
-    grpcPortDefault: 50054,
-    migrate: true,
-    ready: 'grpc',
-    color: 'yellow',
-    env: (ctx) => ({ DATABASE_URL: ctx.databaseUrl, REDIS_URL: ctx.redisUrl }),
-  },
-  {
-    name: 'realtime',
-    grpcPortEnv: 'REALTIME_GRPC_PORT',
-    grpcPortDefault: 50055,
-    migrate: false,
-    ready: 'grpc',
-    color: 'blue',
-    env: (ctx) => ({
-      HOST: ctx.env.HOST ?? HOST,
-      HTTP_PORT: String(ctx.ports.realtimeHttp),
-      REDIS_URL: ctx.redisUrl,
-      V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
-    }),
-  },
+  ),
   {
     name: 'gateway',
     grpcPortEnv: 'GATEWAY_GRPC_PORT',
@@ -96,7 +81,7 @@ export const SERVICES: readonly ServiceSpec[] = [
       ADMIN_SECRET: ctx.secrets.ADMIN_SECRET,
       V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
       // The public port serves the v0 push channel too, proxied to the realtime service (as an ingress would).
-      REALTIME_URLS: `http://${HOST}:${ctx.ports.realtimeHttp}`,
+      ...(ctx.ports.serviceHttp.realtime !== undefined ? { REALTIME_URLS: `http://${HOST}:${ctx.ports.serviceHttp.realtime}` } : {}),
       REDIS_URL: ctx.redisUrl,
       PUBLIC_URL: publicUrl(ctx.ports),
       TOKEN_ENVIRONMENT: tokenEnvironment(ctx.env),
@@ -107,10 +92,12 @@ export const SERVICES: readonly ServiceSpec[] = [
 export interface Ports {
   http: number;
   admin: number;
-  /** The realtime service's Socket.IO port (REALTIME_HTTP_PORT). */
-  realtimeHttp: number;
+  /** HTTP port per service name (services with a public listener of their own: realtime). */
+  serviceHttp: Record<string, number>;
   /** gRPC port per service name. */
   grpc: Record<string, number>;
+  /** Admin gRPC port per service name (services with admin RPCs only). */
+  adminGrpc: Record<string, number>;
 }
 
 export interface PortSetting {
@@ -118,6 +105,13 @@ export interface PortSetting {
   port: number;
   what: string;
 }
+
+/** Every variable that sets a port, for tools that pick free ports (tests, benchmarks). */
+export const PORT_VARIABLES: readonly string[] = [
+  'HTTP_PORT',
+  'ADMIN_PORT',
+  ...SERVICES.flatMap((s) => [s.grpcPortEnv, ...(s.adminGrpcPortEnv ? [s.adminGrpcPortEnv] : []), ...(s.httpPortEnv ? [s.httpPortEnv] : [])]),
+];
 
 function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -133,17 +127,27 @@ function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
 export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: PortSetting[] } {
   const http = readPort(env, 'HTTP_PORT', 8080);
   const admin = readPort(env, 'ADMIN_PORT', 8081);
-  const realtimeHttp = readPort(env, 'REALTIME_HTTP_PORT', 8082);
   const settings: PortSetting[] = [
     { envVar: 'HTTP_PORT', port: http, what: 'gateway HTTP' },
     { envVar: 'ADMIN_PORT', port: admin, what: 'gateway admin HTTP' },
-    { envVar: 'REALTIME_HTTP_PORT', port: realtimeHttp, what: 'realtime Socket.IO HTTP' },
   ];
   const grpc: Record<string, number> = {};
+  const adminGrpc: Record<string, number> = {};
+  const serviceHttp: Record<string, number> = {};
   for (const service of SERVICES) {
     const port = readPort(env, service.grpcPortEnv, service.grpcPortDefault);
     grpc[service.name] = port;
     settings.push({ envVar: service.grpcPortEnv, port, what: `${service.name} gRPC` });
+    if (service.adminGrpcPortEnv && service.adminGrpcPortDefault !== undefined) {
+      const adminPort = readPort(env, service.adminGrpcPortEnv, service.adminGrpcPortDefault);
+      adminGrpc[service.name] = adminPort;
+      settings.push({ envVar: service.adminGrpcPortEnv, port: adminPort, what: `${service.name} admin gRPC` });
+    }
+    if (service.httpPortEnv && service.httpPortDefault !== undefined) {
+      const httpPort = readPort(env, service.httpPortEnv, service.httpPortDefault);
+      serviceHttp[service.name] = httpPort;
+      settings.push({ envVar: service.httpPortEnv, port: httpPort, what: `${service.name} HTTP` });
+    }
   }
   const seen = new Map<number, string>();
   for (const setting of settings) {
@@ -151,7 +155,7 @@ export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: 
     if (other !== undefined) throw new LauncherError(`${setting.envVar} and ${other} are both ${setting.port}; give each its own port`);
     seen.set(setting.port, setting.envVar);
   }
-  return { ports: { http, admin, realtimeHttp, grpc }, settings };
+  return { ports: { http, admin, grpc, adminGrpc, serviceHttp }, settings };
 }
 
 export function grpcPort(ports: Ports, name: string): number {
@@ -163,23 +167,28 @@ export function grpcPort(ports: Ports, name: string): number {
 export const publicUrl = (ports: Ports): string => `http://${HOST}:${ports.http}`;
 export const adminUrl = (ports: Ports): string => `http://${HOST}:${ports.admin}/admin`;
 
-/** `<NAME>_ADDR` for every service, so services can reach each other and new rows need no wiring. */
-function addresses(ports: Ports): Record<string, string> {
+/** `<NAME>_ADDR` (and `<NAME>_ADMIN_ADDR`) for every service, so services can reach each other and new rows need no wiring. */
+export function addresses(ports: Ports): Record<string, string> {
   const out: Record<string, string> = {};
   for (const service of SERVICES) {
-    out[`${service.name.toUpperCase()}_ADDR`] = `${HOST}:${grpcPort(ports, service.name)}`;
+    out[addressVariable(service.name)] = `${HOST}:${grpcPort(ports, service.name)}`;
+    const adminPort = ports.adminGrpc[service.name];
+    if (adminPort !== undefined) out[adminAddressVariable(service.name)] = `${HOST}:${adminPort}`;
   }
   return out;
 }
 
 /** The full environment for a service (and its migrate command), on top of the launcher's own. */
 export function serviceEnv(service: ServiceSpec, ctx: ServiceContext): Record<string, string> {
+  const adminPort = ctx.ports.adminGrpc[service.name];
   return {
     ...addresses(ctx.ports),
     LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
     NODE_ENV: 'development',
     OTEL_SERVICE_NAME: service.name,
     GRPC_PORT: String(grpcPort(ctx.ports, service.name)),
+    ...(adminPort !== undefined ? { ADMIN_GRPC_PORT: String(adminPort) } : {}),
+    INTERNAL_CONTEXT_KEYS: ctx.secrets.INTERNAL_CONTEXT_KEYS,
     ...service.env(ctx),
   };
 }

@@ -50,7 +50,7 @@ const rundownId = () => `rd_${randomBytes(9).toString('base64url')}`;
 const event = (rundown: string, label: string) =>
   newEvent(rundown, 'team_it', {
     $case: 'text_variable',
-    value: { change: Change.CHANGE_UPDATED, key: 'k', text_variable: { key: 'k', value: label, created_at: '', updated_at: '' } },
+    value: { change: Change.CHANGE_UPDATED, key: 'k', text_variable: { key: 'k', value: label, created_at: new Date(), updated_at: new Date() } },
   });
 
 const labels = async (rundown: string) =>

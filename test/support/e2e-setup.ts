@@ -16,8 +16,8 @@ export interface SystemUnderTest {
   /** Everything the launcher's LAUNCHER_READY line said (ports, urls, secrets). */
   launcher: LauncherReady;
   /**
-   * What another gateway process needs to join this system (every `<SERVICE>_ADDR`, REDIS_URL,
-   * ADMIN_SECRET, TOKEN_ENVIRONMENT): tests start extra gateways (shared budgets, a Redis cut).
+   * What another gateway process needs to join this system (every `<SERVICE>_ADDR` and
+   * `<SERVICE>_ADMIN_ADDR`, INTERNAL_CONTEXT_KEYS, REDIS_URL, ADMIN_SECRET, TOKEN_ENVIRONMENT): tests start extra gateways (shared budgets, a Redis cut).
    */
   gatewayEnv: Record<string, string>;
 }
@@ -50,7 +50,8 @@ export default async function setup(project: TestProject) {
   });
   const { ready } = system;
   const gatewayEnv: Record<string, string> = {
-    ...Object.fromEntries(Object.entries(ready.grpc_ports).map(([name, port]) => [`${name.toUpperCase()}_ADDR`, `127.0.0.1:${port}`])),
+    ...ready.addresses,
+    INTERNAL_CONTEXT_KEYS: ready.internal_context_keys,
     REDIS_URL: ready.redis_url,
     ADMIN_SECRET: ready.admin_secret,
     TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',

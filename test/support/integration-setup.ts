@@ -1,7 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { createDataSource, runMigrations } from '@rundown/shared';
-import { migrations as authMigrations } from '../../services/auth/src/migrations/index.js';
-import { migrations as rundownMigrations } from '../../services/rundown/src/migrations/index.js';
+import type { MigrationInterface } from 'typeorm';
+import { createDataSource, runMigrations, SERVICES } from '@rundown/shared';
 import { createDatabase, isolatedRedis, startInfra } from './infra.js';
 
 declare module 'vitest' {
@@ -11,14 +10,17 @@ declare module 'vitest' {
   }
 }
 
-/** Integration tier: one fresh, migrated database and one flushed Redis db for the run. */
+/**
+ * Integration tier: one fresh database, migrated for every service of the services table that
+ * has migrations (in table order, as the launcher does), and one flushed Redis db for the run.
+ */
 export default async function setup(project: TestProject) {
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_it');
-  for (const [schema, list] of [
-    ['auth', authMigrations],
-    ['rundown', rundownMigrations],
-  ] as const) {
+  for (const { name: schema } of SERVICES.filter((s) => s.migrations)) {
+    const { migrations: list } = (await import(`../../services/${schema}/src/migrations/index.ts`)) as {
+      migrations: readonly (new () => MigrationInterface)[];
+    };
     const db = createDataSource({ url: database.url, schema, migrations: [...list], applicationName: `it-migrate-${schema}` });
     await runMigrations(db, schema);
     await db.destroy();

@@ -55,7 +55,7 @@ export interface ExtraRunner {
 /** A second runner replica joining the system (same database, Redis and rundown service). */
 export async function startRunner(): Promise<ExtraRunner> {
   const s = system();
-  const port = await freePort();
+  const [port, adminPort] = await Promise.all([freePort(), freePort()]);
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [...NODE_ARGS, 'services/runner/src/main.ts'], {
     cwd: root,
@@ -64,7 +64,9 @@ export async function startRunner(): Promise<ExtraRunner> {
       DATABASE_URL: s.databaseUrl,
       REDIS_URL: s.redisUrl,
       RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR!,
+      INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS!,
       GRPC_PORT: String(port),
+      ADMIN_GRPC_PORT: String(adminPort),
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,18 +1,32 @@
 {{/* vim: set filetype=mustache: */}}
 
 {{/*
-Every service the chart knows, in deployment order. A service is rendered when .Values.<name>.enabled.
+Every service the chart knows: each top-level values block with `containerPorts` (sorted by name). Adding a
+service is adding its block; nothing here names one. A service is rendered when .Values.<name>.enabled.
 */}}
 {{- define "rundown.serviceNames" -}}
-gateway auth rundown cells runner realtime
+{{- $names := list -}}
+{{- range $key, $value := .Values -}}
+{{- if kindIs "map" $value -}}
+{{- if hasKey $value "containerPorts" -}}
+{{- $names = append $names $key -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- join " " $names -}}
 {{- end -}}
 
 {{/*
-Upstreams a service cannot start without (fail fast on a missing *_ADDR, as the services do).
+The secret variables a service reads: its secretEnv, plus INTERNAL_CONTEXT_KEYS, which every service needs to
+sign and verify internal calls (not the migration Jobs: they make none). JSON list.
+Usage: include "rundown.secretVars" (dict "svc" $svc "hook" false)
 */}}
-{{- define "rundown.requiredUpstreams" -}}
-{{- $required := dict "gateway" (list "auth" "rundown") "cells" (list "rundown") "runner" (list "rundown") "realtime" (list "rundown" "runner") -}}
-{{- get $required . | default list | toJson -}}
+{{- define "rundown.secretVars" -}}
+{{- $vars := .svc.secretEnv | default list -}}
+{{- if not .hook -}}
+{{- $vars = append $vars "INTERNAL_CONTEXT_KEYS" | uniq -}}
+{{- end -}}
+{{- toJson $vars -}}
 {{- end -}}
 
 {{- define "rundown.name" -}}
@@ -203,6 +217,14 @@ Usage: include "rundown.secretValue" (dict "ctx" $ "key" "V0_TOKEN_SECRET")
 {{- end -}}
 {{- end -}}
 {{- $raw | default (toJson $keys) -}}
+{{- else if eq .key "INTERNAL_CONTEXT_KEYS" -}}
+{{- $value := required (printf "secrets.internalContextKeys (INTERNAL_CONTEXT_KEYS) is required %s" $hint) ($v.secrets.internalContextKeys | default "" | toString) -}}
+{{- range $entry := ternary (splitList "," $value) list (ne $value "") -}}
+{{- if not (regexMatch "^[A-Za-z0-9_-]{1,32}:.{32,}$" (trim $entry)) -}}
+{{- fail (printf "secrets.internalContextKeys (INTERNAL_CONTEXT_KEYS) must be kid:secret[,kid:secret] (kid [A-Za-z0-9_-]{1,32}, secret at least 32 characters) %s" $hint) -}}
+{{- end -}}
+{{- end -}}
+{{- $value -}}
 {{- else -}}
 {{- $field := get (dict "V0_TOKEN_SECRET" "v0TokenSecret" "CURSOR_SECRET" "cursorSecret" "ADMIN_SECRET" "adminSecret") .key -}}
 {{- if not $field -}}{{- fail (printf "unknown secret variable %s in a secretEnv list" .key) -}}{{- end -}}
@@ -224,7 +246,7 @@ Data of the chart-owned Secret: every key some enabled service reads from it (JS
 {{- range $name := splitList " " (include "rundown.serviceNames" $ctx) -}}
 {{- $svc := index $ctx.Values $name -}}
 {{- if $svc.enabled -}}
-{{- range $var := $svc.secretEnv -}}
+{{- range $var := include "rundown.secretVars" (dict "svc" $svc "hook" false) | fromJsonArray -}}
 {{- $src := include "rundown.secretSource" (dict "ctx" $ctx "svc" $svc "var" $var) | fromJson -}}
 {{- if not $src.secret -}}
 {{- $_ := set $data $src.key (include "rundown.secretValue" (dict "ctx" $ctx "key" $src.key)) -}}
@@ -242,7 +264,7 @@ Secret env entries of a service. Usage: include "rundown.secretEnv" (dict "ctx" 
 {{- $ctx := .ctx -}}
 {{- $svc := .svc -}}
 {{- $own := ternary (include "rundown.hookSecretName" $ctx) (include "rundown.chartSecretName" $ctx) (.hook | default false) -}}
-{{- range $var := $svc.secretEnv }}
+{{- range $var := include "rundown.secretVars" (dict "svc" $svc "hook" (.hook | default false)) | fromJsonArray }}
 {{- $src := include "rundown.secretSource" (dict "ctx" $ctx "svc" $svc "var" $var) | fromJson }}
 - name: {{ $var }}
   valueFrom:
@@ -266,6 +288,22 @@ Usage: include "rundown.upstreamAddr" (dict "ctx" $ "svc" $svc "up" "auth")
 {{- $override -}}
 {{- else if $target.enabled -}}
 {{- printf "%s.%s.svc.%s:%v" (include "rundown.componentName" (dict "ctx" .ctx "name" .up)) (include "rundown.namespace" .ctx) .ctx.Values.clusterDomain $target.service.ports.grpc -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Address of an upstream's admin gRPC port ("host:port"), or "" when it has none (not enabled, no grpc-admin
+port). Override: <svc>.upstreamAddresses.<up>-admin.
+Usage: include "rundown.upstreamAdminAddr" (dict "ctx" $ "svc" $svc "up" "auth")
+*/}}
+{{- define "rundown.upstreamAdminAddr" -}}
+{{- $override := get (.svc.upstreamAddresses | default dict) (printf "%s-admin" .up) -}}
+{{- $target := index .ctx.Values .up | default dict -}}
+{{- $port := index ($target.service | default dict).ports "grpc-admin" -}}
+{{- if $override -}}
+{{- $override -}}
+{{- else if and $target.enabled $port -}}
+{{- printf "%s.%s.svc.%s:%v" (include "rundown.componentName" (dict "ctx" .ctx "name" .up)) (include "rundown.namespace" .ctx) .ctx.Values.clusterDomain $port -}}
 {{- end -}}
 {{- end -}}
 
@@ -297,9 +335,15 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- end -}}
 {{- $_ := set $env "TOKEN_ENVIRONMENT" $v.config.tokenEnvironment -}}
 {{- $_ := set $env "GRPC_PORT" (toString $svc.containerPorts.grpc) -}}
+{{- with (index $svc.containerPorts "grpc-admin") }}{{ $_ := set $env "ADMIN_GRPC_PORT" (toString .) }}{{ end -}}
 {{- with $svc.containerPorts.http }}{{ $_ := set $env "HTTP_PORT" (toString .) }}{{ end -}}
 {{- with $svc.containerPorts.admin }}{{ $_ := set $env "ADMIN_PORT" (toString .) }}{{ end -}}
-{{- $required := include "rundown.requiredUpstreams" $name | fromJsonArray -}}
+{{- /* A service that serves public HTTP states the public address in its answers. */ -}}
+{{- if $svc.containerPorts.http -}}
+{{- $_ := set $env "PUBLIC_URL" (include "rundown.publicUrl" $ctx) -}}
+{{- end -}}
+{{- $required := $svc.requiredUpstreams | default list -}}
+{{- $adminCaller := has $name ($v.adminCallers | default list) -}}
 {{- range $up := $svc.upstreams -}}
 {{- $addr := include "rundown.upstreamAddr" (dict "ctx" $ctx "svc" $svc "up" $up) -}}
 {{- if $addr -}}
@@ -307,17 +351,20 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- else if has $up $required -}}
 {{- fail (printf "%s needs %s_ADDR: enable %s or set %s.upstreamAddresses.%s" $name (upper $up) $up $name $up) -}}
 {{- end -}}
+{{- if $adminCaller -}}
+{{- with (include "rundown.upstreamAdminAddr" (dict "ctx" $ctx "svc" $svc "up" $up)) -}}
+{{- $_ := set $env (printf "%s_ADMIN_ADDR" (upper $up)) . -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- range $up := $required -}}
 {{- if not (has $up $svc.upstreams) -}}
 {{- fail (printf "%s.upstreams must include %s" $name $up) -}}
 {{- end -}}
 {{- end -}}
-{{- if eq $name "gateway" -}}
-{{- $_ := set $env "HOST" $svc.config.host -}}
-{{- $_ := set $env "ADMIN_HOST" $svc.config.adminHost -}}
-{{- $_ := set $env "PUBLIC_URL" (include "rundown.publicUrl" $ctx) -}}
-{{- $_ := set $env "ANON_RATE_LIMIT_PER_MINUTE" (toString $svc.config.anonRateLimitPerMinute) -}}
+{{- /* The block's own settings: config.adminHost -> ADMIN_HOST. */ -}}
+{{- range $key, $value := ($svc.config | default dict) -}}
+{{- $_ := set $env (snakecase $key | upper) (toString $value) -}}
 {{- end -}}
 {{- toJson $env -}}
 {{- end -}}

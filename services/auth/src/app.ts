@@ -7,7 +7,7 @@ import { TokensRepository } from './repositories/tokens.js';
 import { RevocationStore } from './repositories/revocations.js';
 import { SigningKeys } from './domain/signing.js';
 import { TeamsService } from './domain/teams.js';
-import { authHandlers } from './grpc/handlers.js';
+import { authAdminHandlers, authHandlers } from './grpc/handlers.js';
 
 const logger = createLogger('auth');
 
@@ -34,11 +34,13 @@ export async function main(argv: string[]): Promise<void> {
       );
     await republish();
     const timer = setInterval(() => void republish(), 2_000);
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [authHandlers(teams, keys, config.TOKEN_ENVIRONMENT)], logger });
-    logger.info({ port: grpc.port }, 'auth service ready');
+    const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
+    const grpc = await startGrpcServer({ ...trust, port: config.GRPC_PORT, services: [authHandlers(teams, keys, config.TOKEN_ENVIRONMENT)] });
+    const admin = await startGrpcServer({ ...trust, port: config.ADMIN_GRPC_PORT, services: [authAdminHandlers(teams)] });
+    logger.info({ port: grpc.port, admin_port: admin.port }, 'auth service ready');
     return async () => {
       clearInterval(timer);
-      await grpc.shutdown();
+      await Promise.all([grpc.shutdown(), admin.shutdown()]);
       redis.disconnect();
       await db.destroy();
     };

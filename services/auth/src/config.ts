@@ -1,10 +1,13 @@
-import { env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
 import { z } from 'zod';
 
 export function authConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     {
       GRPC_PORT: env.port(50051),
+      /** The admin services' own port: the network policy opens it to the gateway alone. */
+      ADMIN_GRPC_PORT: env.port(50151),
+      INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
       REDIS_URL: env.url(['redis', 'rediss']),
       LOG_LEVEL: env.logLevel(),

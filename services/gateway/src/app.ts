@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { createLogger, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
-import { closeClients, createClients } from './edge/clients.js';
+import { closeClients, createAdminClients, createClients } from './edge/clients.js';
 import { IdempotencyStore } from './edge/idempotency.js';
 import { RateLimiter } from './edge/rate-limiter.js';
 import { createAdminApp } from './http/admin/server.js';
@@ -38,6 +38,7 @@ export async function main(): Promise<void> {
     const config = gatewayConfig();
     const urls = publicUrls(config);
     const clients = createClients(config);
+    const adminClients = createAdminClients(config);
     // Fail fast rather than queue: a request must not wait on a Redis that is not there.
     const redis = new Redis(config.REDIS_URL, {
       enableOfflineQueue: false,
@@ -94,17 +95,18 @@ export async function main(): Promise<void> {
       ready: () => ready && redisSeen,
       ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),
     });
-    const adminApp = createAdminApp({ routes: adminRoutes(clients), secret: config.ADMIN_SECRET, urls, logger });
+    const adminApp = createAdminApp({ routes: adminRoutes(clients, adminClients), secret: config.ADMIN_SECRET, urls, logger });
     const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);
     sockets?.attach(publicServer);
     const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger, keys: config.INTERNAL_CONTEXT_KEYS });
     logger.info({ http: config.HTTP_PORT, admin: config.ADMIN_PORT, grpc: grpc.port }, 'gateway listening');
     return async () => {
       ready = true; // stop the key loop
       sockets?.close();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
+      closeClients(adminClients);
       statusChannel.disconnect();
       redis.disconnect();
     };

@@ -1,4 +1,4 @@
-import { env, limits, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig, upstreamSettings } from '@rundown/shared';
 import { z } from 'zod';
 
 export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
@@ -12,9 +12,10 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       ADMIN_SECRET: env.secret(16),
       /** Verifies v0 tokens (HS256, CONTRACT §8); the same secret auth signs them with. */
       V0_TOKEN_SECRET: env.secret(32),
-      AUTH_ADDR: env.address(),
-      RUNDOWN_ADDR: env.address(),
-      RUNNER_ADDR: env.address(),
+      /** `<NAME>_ADDR` for every service of the services table, `<NAME>_ADMIN_ADDR` for its admin port. */
+      ...upstreamSettings(),
+      /** Signs the caller context of every internal call (kid:secret[,kid:secret]; the first signs). */
+      INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       REDIS_URL: env.url(['redis', 'rediss']),
       /** The realtime service(s) the public port proxies `/api-v0/socket.io` to (see http/v0/socket-proxy.ts). */
       REALTIME_URLS: z.string().optional(),

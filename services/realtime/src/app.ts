@@ -23,7 +23,9 @@ export async function main(): Promise<void> {
     for (const [name, c] of [['commands', redis], ['subscriber', sub], ['reader', reader]] as const) {
       c.on('error', (err: Error) => logger.warn({ err: err.message, connection: name }, 'redis connection error'));
     }
-    const options = { deadlineMs: config.GRPC_DEADLINE_MS };
+    // It reads a rundown on behalf of a verified v0 token, as the gateway's edge does for v1 and v0
+    // HTTP: the same `edge` principal, with the token's team in the context.
+    const options = { deadlineMs: config.GRPC_DEADLINE_MS, signer: config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'edge' }) };
     const clients = {
       rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, options),
       cues: createClient(CueServiceService, config.RUNDOWN_ADDR, options),
@@ -56,7 +58,7 @@ export async function main(): Promise<void> {
       http.once('error', reject);
       http.listen(config.HTTP_PORT, config.HOST, () => resolve());
     });
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger, keys: config.INTERNAL_CONTEXT_KEYS });
     ready = true;
     logger.info({ http: config.HTTP_PORT, grpc: grpc.port, node: config.NODE_ID }, 'realtime listening');
     return async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { env, limits, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig } from '@rundown/shared';
 import { z } from 'zod';
 
 export function realtimeConfig(source: NodeJS.ProcessEnv = process.env) {
@@ -14,6 +14,8 @@ export function realtimeConfig(source: NodeJS.ProcessEnv = process.env) {
       RUNDOWN_ADDR: env.address(),
       RUNNER_ADDR: env.address(),
       V0_TOKEN_SECRET: env.secret(32),
+      /** Signs the caller context of its calls to rundown and runner (and verifies its health port's). */
+      INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       /**
        * This replica's name: the prefix of every Engine.IO session id it issues (so a proxy can route
        * a session's long-polling requests back to it) and its consumer name in the event group.

@@ -1,31 +1,19 @@
 import { Redis } from 'ioredis';
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
-import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
+import { createClient, createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { planFactsFromAuth } from './clients/auth.js';
 import { rundownConfig } from './config.js';
-import { RundownAccess } from './domain/access.js';
-import { noCellsYet } from './domain/cells-port.js';
-import { ColumnsService } from './domain/columns.js';
-import { MentionsService } from './domain/mentions.js';
-import { OutputMessageService } from './domain/output-message.js';
-import { TextVariablesService } from './domain/text-variables.js';
-import { ColumnsRepository } from './repositories/columns.js';
-import { MentionsRepository } from './repositories/mentions.js';
-import { OutputMessagesRepository } from './repositories/output-messages.js';
-import { TextVariablesRepository } from './repositories/text-variables.js';
+import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
+import { rundownAdminHandlers } from './grpc/admin.js';
 import { columnHandlers } from './grpc/columns.js';
+import { cueHandlers } from './grpc/cues.js';
+import { rundownHandlers } from './grpc/handlers.js';
 import { mentionHandlers } from './grpc/mentions.js';
 import { outputMessageHandlers } from './grpc/output-message.js';
+import { playableOrderHandlers } from './grpc/playable.js';
 import { textVariableHandlers } from './grpc/text-variables.js';
 import { migrations } from './migrations/index.js';
-import { RundownsRepository } from './repositories/rundowns.js';
-import { CursorCodec } from './domain/cursor.js';
-import { pendingCellStore, RundownsService } from './domain/rundowns.js';
-import { CuesService } from './domain/cues.js';
-import { CuesRepository } from './repositories/cues.js';
-import { rundownHandlers } from './grpc/handlers.js';
-import { cueHandlers } from './grpc/cues.js';
-import { PlayableOrderService } from './domain/playable-order.js';
-import { playableOrderHandlers } from './grpc/playable.js';
+import { rundownDomain } from './wiring.js';
 
 const logger = createLogger('rundown');
 
@@ -51,31 +39,31 @@ export async function main(argv: string[]): Promise<void> {
       pollMs: config.OUTBOX_POLL_MS,
       retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
     });
-    const events = new OutboxEventLog();
-    const rundownsRepo = new RundownsRepository(db);
-    const cuesRepo = new CuesRepository(db);
-    const rundowns = new RundownsService(rundownsRepo, new CursorCodec(config.CURSOR_SECRET), cuesRepo, pendingCellStore, events);
-    // Every content write of a rundown goes through this: it locks the rundown row first.
-    const access = new RundownAccess(rundowns, rundownsRepo, events);
-    const cues = new CuesService(rundowns, access, cuesRepo);
+    // Calls this service makes on its own behalf carry its own signed identity.
+    const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'rundown' });
+    const auth = createClient(AuthServiceService, config.AUTH_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
+    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog(), plan: planFactsFromAuth(auth) });
+    const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
     const grpc = await startGrpcServer({
+      ...trust,
       port: config.GRPC_PORT,
       services: [
-        rundownHandlers(rundowns, cues),
-        cueHandlers(cues),
-        columnHandlers(new ColumnsService(access, new ColumnsRepository(), noCellsYet)),
-        mentionHandlers(new MentionsService(access, new MentionsRepository())),
-        textVariableHandlers(new TextVariablesService(access, new TextVariablesRepository())),
-        outputMessageHandlers(new OutputMessageService(access, new OutputMessagesRepository())),
-        playableOrderHandlers(new PlayableOrderService(access, cuesRepo)),
+        rundownHandlers(domain.rundowns, domain.cues),
+        cueHandlers(domain.cues),
+        columnHandlers(domain.columns),
+        mentionHandlers(domain.mentions),
+        textVariableHandlers(domain.textVariables),
+        outputMessageHandlers(domain.outputMessage),
+        playableOrderHandlers(domain.playableOrder),
       ],
-      logger,
     });
-    logger.info({ port: grpc.port }, 'rundown service ready');
+    const admin = await startGrpcServer({ ...trust, port: config.ADMIN_GRPC_PORT, services: [rundownAdminHandlers(domain.cues, domain.columns)] });
+    logger.info({ port: grpc.port, admin_port: admin.port }, 'rundown service ready');
     return async () => {
-      await grpc.shutdown();
+      await Promise.all([grpc.shutdown(), admin.shutdown()]);
       await relay.stop();
       redis.disconnect();
+      auth.close();
       await db.destroy();
     };
   });

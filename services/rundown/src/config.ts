@@ -1,9 +1,15 @@
-import { env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
 
 export function rundownConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     {
       GRPC_PORT: env.port(50052),
+      /** The admin services' own port: the network policy opens it to the gateway alone. */
+      ADMIN_GRPC_PORT: env.port(50152),
+      INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
+      /** The auth service, asked for plan facts (the rundown quota) under this service's identity. */
+      AUTH_ADDR: env.address(),
+      GRPC_DEADLINE_MS: env.int(5_000, 100),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
       // Where the outbox relay appends the domain events (per-rundown streams).
       REDIS_URL: env.url(['redis', 'rediss']),

@@ -3,7 +3,7 @@ import { createDataSource, createLogger, migrateAndExit, runService, startGrpcSe
 import { runnerConfig } from './config.js';
 import { RunnerService } from './domain/runner.js';
 import { RundownOrderSource } from './grpc/order-source.js';
-import { runnerHandlers } from './grpc/handlers.js';
+import { runnerAdminHandlers, runnerHandlers } from './grpc/handlers.js';
 import { RundownEventFollower } from './jobs/rundown-events.js';
 import { BullTimers } from './jobs/timers.js';
 import { migrations } from './migrations/index.js';
@@ -21,7 +21,9 @@ export async function main(argv: string[]): Promise<void> {
     await db.initialize();
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
-    const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS);
+    // What the runner asks on its own behalf carries its own signed identity.
+    const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' });
+    const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, signer);
     const timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS);
     const sink = new RedisStatusSink(config.REDIS_URL, logger);
     const events = new OutboxEventLog();
@@ -34,10 +36,12 @@ export async function main(argv: string[]): Promise<void> {
     // A blocking reader needs a connection of its own.
     const follower = new RundownEventFollower(redis.duplicate(), (id) => runner.refresh(id), logger);
     follower.start();
-    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [runnerHandlers(runner)], logger });
-    logger.info({ port: grpc.port }, 'runner service ready');
+    const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
+    const grpc = await startGrpcServer({ ...trust, port: config.GRPC_PORT, services: [runnerHandlers(runner)] });
+    const admin = await startGrpcServer({ ...trust, port: config.ADMIN_GRPC_PORT, services: [runnerAdminHandlers(runner)] });
+    logger.info({ port: grpc.port, admin_port: admin.port }, 'runner service ready');
     return async () => {
-      await grpc.shutdown();
+      await Promise.all([grpc.shutdown(), admin.shutdown()]);
       await follower.stop();
       await timers.close();
       await relay.stop();

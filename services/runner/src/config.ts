@@ -1,9 +1,12 @@
-import { env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
 
 export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     {
       GRPC_PORT: env.port(50054),
+      /** The admin service's own port (the reset): the network policy opens it to the gateway alone. */
+      ADMIN_GRPC_PORT: env.port(50154),
+      INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
       // BullMQ's delayed jobs (the show's timing) and the status read model.
       REDIS_URL: env.url(['redis', 'rediss']),

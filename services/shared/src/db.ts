@@ -1,7 +1,14 @@
-import { DataSource, type EntityManager, type MigrationInterface } from 'typeorm';
+import { DataSource, type MigrationInterface } from 'typeorm';
 
-/** What a repository reads through: the pool, or an open transaction. */
-export type Db = DataSource | EntityManager;
+/**
+ * What a repository reads and writes through: the pool or an open transaction (a TypeORM
+ * DataSource or EntityManager satisfies it). A structural type, so the domain layers that pass
+ * handles along never depend on TypeORM.
+ */
+export interface Db {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed by each repository
+  query(sql: string, parameters?: unknown[]): Promise<any>;
+}
 import type { Logger } from 'pino';
 
 /**

@@ -1,4 +1,7 @@
 import { Plan, Role } from './generated/rundown/auth/v1/auth.js';
+import { ColumnType } from './generated/rundown/rundown/v1/columns.js';
+import { CueType, SkippedBy } from './generated/rundown/rundown/v1/cues.js';
+import { RundownStatus, TodDisplayFormat } from './generated/rundown/rundown/v1/rundown.js';
 import type { PlanName } from './limits.js';
 import type { RoleName } from './roles.js';
 
@@ -19,3 +22,45 @@ export const planToProto: Record<PlanName, Plan> = { free: Plan.PLAN_FREE, paid:
 export function planFromProto(plan: Plan): PlanName | undefined {
   return plan === Plan.PLAN_PAID ? 'paid' : plan === Plan.PLAN_FREE ? 'free' : undefined;
 }
+
+/**
+ * A proto enum and the names the domain and the JSON API use for it, both ways. One table per enum
+ * (below), shared by the service that maps its domain values and the gateway that maps JSON.
+ */
+export interface EnumNames<Name extends string, Value extends number> {
+  /** Every name, in the proto's order (a non-empty tuple, as z.enum takes it). */
+  readonly names: readonly [Name, ...Name[]];
+  toProto(name: Name): Value;
+  /** undefined for UNSPECIFIED or a value this build does not know. */
+  fromProto(value: number): Name | undefined;
+}
+
+export function enumNames<Name extends string, Value extends number>(table: Record<Name, Value>): EnumNames<Name, Value> {
+  const names = Object.keys(table) as unknown as [Name, ...Name[]];
+  const byValue = new Map<number, Name>(names.map((name) => [table[name], name]));
+  return { names, toProto: (name) => table[name], fromProto: (value) => byValue.get(value) };
+}
+
+export const cueTypeNames = enumNames({ cue: CueType.CUE_TYPE_CUE, heading: CueType.CUE_TYPE_HEADING, group: CueType.CUE_TYPE_GROUP });
+
+/** `null` (not skipped) is SKIPPED_BY_UNSPECIFIED. */
+export const skippedByNames = enumNames({ self: SkippedBy.SKIPPED_BY_SELF, group: SkippedBy.SKIPPED_BY_GROUP });
+
+export const columnTypeNames = enumNames({
+  text: ColumnType.COLUMN_TYPE_TEXT,
+  select: ColumnType.COLUMN_TYPE_SELECT,
+  image: ColumnType.COLUMN_TYPE_IMAGE,
+  attachment: ColumnType.COLUMN_TYPE_ATTACHMENT,
+});
+
+export const rundownStatusNames = enumNames({
+  imported: RundownStatus.RUNDOWN_STATUS_IMPORTED,
+  draft: RundownStatus.RUNDOWN_STATUS_DRAFT,
+  'awaiting-data': RundownStatus.RUNDOWN_STATUS_AWAITING_DATA,
+  approved: RundownStatus.RUNDOWN_STATUS_APPROVED,
+  finalized: RundownStatus.RUNDOWN_STATUS_FINALIZED,
+  rejected: RundownStatus.RUNDOWN_STATUS_REJECTED,
+});
+
+/** `null` (no preference) is TOD_DISPLAY_FORMAT_UNSPECIFIED. */
+export const todDisplayFormatNames = enumNames({ '12h': TodDisplayFormat.TOD_DISPLAY_FORMAT_12H, '24h': TodDisplayFormat.TOD_DISPLAY_FORMAT_24H });

@@ -1,5 +1,6 @@
-import { bindService, planFromProto, planToProto, roleFromProto, roleToProto, type ServiceBinding } from '@rundown/shared';
+import { bindAdminService, bindService, planFromProto, planToProto, roleFromProto, roleToProto, type ServiceBinding } from '@rundown/shared';
 import { AuthServiceService, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { AuthAdminServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth_admin';
 import type { TeamsService, TeamView } from '../domain/teams.js';
 import type { TokenRow } from '../repositories/tokens.js';
 import type { SigningKeys } from '../domain/signing.js';
@@ -33,9 +34,25 @@ function tokenMessage(token: TokenRow): Token {
   };
 }
 
-/** gRPC ↔ domain mapping for the auth service; no rules live here. */
+/**
+ * What services ask on their own behalf; nothing here is reachable with an API token's context
+ * (`edge: []`): the gateway reads the keys and, when Redis lacks them, a team's limits; the
+ * rundown service reads a team's quota from here, never from metadata a caller could set.
+ */
 export function authHandlers(teams: TeamsService, keys: SigningKeys, environment: string): ServiceBinding {
-  return bindService(AuthServiceService, {
+  return bindService(
+    AuthServiceService,
+    {
+      getTeam: async (req) => teamMessage(await teams.get(req.team_id)),
+      getVerificationKeys: async () => ({ jwks_json: JSON.stringify(keys.publicJwks), environment }),
+    },
+    { edge: [], services: { gateway: ['getTeam', 'getVerificationKeys'], rundown: ['getTeam'] } },
+  );
+}
+
+/** gRPC ↔ domain mapping for the admin surface (own port, gateway admin listener only); no rules live here. */
+export function authAdminHandlers(teams: TeamsService): ServiceBinding {
+  return bindAdminService(AuthAdminServiceService, {
     createTeam: async (req) =>
       teamMessage(
         await teams.create({
@@ -79,6 +96,5 @@ export function authHandlers(teams: TeamsService, keys: SigningKeys, environment
     revokeToken: async (req) => tokenMessage(await teams.revoke(req.token_id)),
     rotateTeamTokens: async (req) => ({ tokens_valid_after: (await teams.rotate(req.team_id)).tokens_valid_after }),
     issueV0Token: async (req) => ({ token: await teams.issueV0(req.team_id) }),
-    getVerificationKeys: async () => ({ jwks_json: JSON.stringify(keys.publicJwks), environment }),
   });
 }

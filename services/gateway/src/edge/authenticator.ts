@@ -188,6 +188,5 @@ export function callerOf(principal: Principal, requestId: string): CallerContext
     role: principal.role,
     tokenId: principal.tokenId,
     ...(principal.rundownId ? { tokenRundownId: principal.rundownId } : {}),
-    maxRundowns: principal.team.max_rundowns,
   };
 }

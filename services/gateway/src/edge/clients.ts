@@ -1,15 +1,23 @@
 import { createClient, type PromiseClient } from '@rundown/shared';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
+import { AuthAdminServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth_admin';
 import { ColumnServiceService } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { MentionServiceService } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import { OutputMessageServiceService } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
-import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import { RunnerAdminServiceService, RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import { RundownAdminServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown_admin';
 import { TextVariableServiceService } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { GatewayConfig } from '../config.js';
 
+/**
+ * The gateway's clients. Each signs the caller context as one principal: `edge` (on behalf of the
+ * request's API token), `service: gateway` (its own errands: keys, team limits) or, for the admin
+ * listener only, `admin` on the services' admin ports.
+ */
 export interface Clients {
+  /** The gateway's own errands (verification keys, team limits Redis lacks). */
   auth: PromiseClient<typeof AuthServiceService>;
   rundown: PromiseClient<typeof RundownServiceService>;
   cues: PromiseClient<typeof CueServiceService>;
@@ -20,21 +28,38 @@ export interface Clients {
   runner: PromiseClient<typeof RunnerServiceService>;
 }
 
+/** The admin services; only the admin listener holds these. */
+export interface AdminClients {
+  auth: PromiseClient<typeof AuthAdminServiceService>;
+  rundown: PromiseClient<typeof RundownAdminServiceService>;
+  runner: PromiseClient<typeof RunnerAdminServiceService>;
+}
+
 export function createClients(config: GatewayConfig): Clients {
-  const options = { deadlineMs: config.GRPC_DEADLINE_MS };
+  const keys = config.INTERNAL_CONTEXT_KEYS;
+  const edge = { deadlineMs: config.GRPC_DEADLINE_MS, signer: keys.signer({ kind: 'edge' }) };
   return {
-    auth: createClient(AuthServiceService, config.AUTH_ADDR, options),
-    rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, options),
+    auth: createClient(AuthServiceService, config.AUTH_ADDR, { ...edge, signer: keys.signer({ kind: 'service', name: 'gateway' }) }),
+    rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, edge),
     // Served by the rundown service too (its bounded context owns a rundown's content).
-    cues: createClient(CueServiceService, config.RUNDOWN_ADDR, options),
-    columns: createClient(ColumnServiceService, config.RUNDOWN_ADDR, options),
-    mentions: createClient(MentionServiceService, config.RUNDOWN_ADDR, options),
-    textVariables: createClient(TextVariableServiceService, config.RUNDOWN_ADDR, options),
-    outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, options),
-    runner: createClient(RunnerServiceService, config.RUNNER_ADDR, options),
+    cues: createClient(CueServiceService, config.RUNDOWN_ADDR, edge),
+    columns: createClient(ColumnServiceService, config.RUNDOWN_ADDR, edge),
+    mentions: createClient(MentionServiceService, config.RUNDOWN_ADDR, edge),
+    textVariables: createClient(TextVariableServiceService, config.RUNDOWN_ADDR, edge),
+    outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, edge),
+    runner: createClient(RunnerServiceService, config.RUNNER_ADDR, edge),
   };
 }
 
-export function closeClients(clients: Clients): void {
+export function createAdminClients(config: GatewayConfig): AdminClients {
+  const admin = { deadlineMs: config.GRPC_DEADLINE_MS, signer: config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'admin' }) };
+  return {
+    auth: createClient(AuthAdminServiceService, config.AUTH_ADMIN_ADDR, admin),
+    rundown: createClient(RundownAdminServiceService, config.RUNDOWN_ADMIN_ADDR, admin),
+    runner: createClient(RunnerAdminServiceService, config.RUNNER_ADMIN_ADDR, admin),
+  };
+}
+
+export function closeClients(clients: Clients | AdminClients): void {
   for (const client of Object.values(clients)) client.close();
 }

@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { Change, Kind, RunnerPhase, RunnerState, type Event, type RundownEvent, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
-import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
+import { CueType, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { applyEvent, PRE_SHOW_TIMESNAP, snapshotEmits, timesnapOf, v0Cue, type V0View } from './v0-records.js';
 
 const cue = (id: string, extra: Partial<Cue> = {}): Cue => ({
   id,
-  type: 'cue',
+  type: CueType.CUE_TYPE_CUE,
   title: id.toUpperCase(),
   subtitle: '',
   duration_ms: 10_000,
   prevent_edits: false,
   skip: false,
+  skipped_by: 0,
   auto_advance: false,
   scheduled: false,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
+  created_at: new Date('2026-01-01T00:00:00.000Z'),
+  updated_at: new Date('2026-01-01T00:00:00.000Z'),
   ...extra,
 });
 
@@ -65,7 +66,7 @@ describe('applyEvent', () => {
   });
 
   it('skips a status older than the view; keeps a fresher copy of the same cue', () => {
-    const v = view({ revision: 5, currentCue: v0Cue(cue('a', { title: 'new', updated_at: '2026-02-01T00:00:00.000Z' })) });
+    const v = view({ revision: 5, currentCue: v0Cue(cue('a', { title: 'new', updated_at: new Date('2026-02-01T00:00:00.000Z') })) });
     expect(applyEvent(v, '1-0', status({ revision: 4 })).emits).toEqual([]);
     const stale = status({ revision: 6, active_cue: { id: 'a', title: 'A', started_at: 5, duration_ms: 1 }, active_cue_record: cue('a'), next_cue_record: cue('a') });
     const applied = applyEvent(v, '2-0', stale);

@@ -1,6 +1,7 @@
 import { Change, RunnerPhase, type Event, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { cueTypeNames, rundownStatusNames } from '@rundown/shared';
 
 /** The v0 push-channel records, exactly as the specification's Events table names them. */
 export interface V0Rundown {
@@ -55,6 +56,7 @@ export interface V0Emit {
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+const stamp = (at: Date | undefined): string => (at ? at.toISOString() : '');
 
 export function v0Rundown(r: Rundown): V0Rundown {
   return {
@@ -62,9 +64,9 @@ export function v0Rundown(r: Rundown): V0Rundown {
     name: r.title,
     startTime: iso(r.start_time),
     endTime: iso(r.end_time),
-    status: r.status,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    status: rundownStatusNames.fromProto(r.status) ?? '',
+    createdAt: stamp(r.created_at),
+    updatedAt: stamp(r.updated_at),
   };
 }
 
@@ -72,15 +74,15 @@ export function v0Cue(c: Cue | undefined): V0Cue | null {
   if (!c) return null;
   return {
     id: c.id,
-    type: c.type,
+    type: cueTypeNames.fromProto(c.type) ?? 'cue',
     title: c.title,
     subtitle: c.subtitle,
     duration: c.duration_ms,
     // The specification types it as a string: a cue without a colour has the empty one.
     backgroundColor: c.background_color ?? '',
     locked: c.prevent_edits,
-    createdAt: c.created_at,
-    updatedAt: c.updated_at,
+    createdAt: stamp(c.created_at),
+    updatedAt: stamp(c.updated_at),
   };
 }
 

@@ -1,7 +1,8 @@
-import type { CallerContext } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
+import type { CallerContext, Db } from '@rundown/shared';
+import type { CueTreeNode } from '../repositories/rundowns.js';
 import type { RundownRow, RundownsRepository } from '../repositories/rundowns.js';
 import type { DomainEvent, EventLog } from './events.js';
+import type { Transactions } from './transactions.js';
 import { scopeOf, toRecord, type RundownRecord, type RundownsService } from './rundowns.js';
 
 /** Records the events of a write; they are committed with it. */
@@ -16,13 +17,19 @@ export type Reach = CallerContext | 'admin';
 /** Entry point of every content read and write of a rundown. */
 export class RundownAccess {
   constructor(
+    private readonly transactions: Transactions,
     private readonly rundowns: RundownsService,
-    readonly repo: RundownsRepository,
+    private readonly repo: RundownsRepository,
     private readonly events: EventLog,
   ) {}
 
-  read(reach: Reach, rundownId: string, tx?: EntityManager): Promise<RundownRow> {
-    return this.find(reach, rundownId, tx, false);
+  /** The pool, for reads outside a write. */
+  get db(): Db {
+    return this.transactions.db;
+  }
+
+  read(reach: Reach, rundownId: string): Promise<RundownRow> {
+    return this.find(reach, rundownId);
   }
 
   /**
@@ -31,8 +38,8 @@ export class RundownAccess {
    * the work emits goes to the event log last, in the same transaction (and, thanks to the row
    * lock, in commit order).
    */
-  write<T>(reach: Reach, rundownId: string, work: (tx: EntityManager, rundown: RundownRow, emit: Emit) => Promise<T>): Promise<T> {
-    return this.repo.transaction(async (tx) => {
+  write<T>(reach: Reach, rundownId: string, work: (tx: Db, rundown: RundownRow, emit: Emit) => Promise<T>): Promise<T> {
+    return this.transactions.run(async (tx) => {
       const rundown = await this.find(reach, rundownId, tx);
       const events: DomainEvent[] = [];
       const result = await work(tx, rundown, (...more) => void events.push(...more));
@@ -42,11 +49,21 @@ export class RundownAccess {
   }
 
   /** The rundown as clients read it, inside a write (after its changes, before its commit). */
-  async record(tx: EntityManager, rundownId: string): Promise<RundownRecord> {
+  async record(tx: Db, rundownId: string): Promise<RundownRecord> {
     return toRecord((await this.repo.find(tx, undefined, rundownId))!);
   }
 
-  private find(reach: Reach, id: string, tx?: EntityManager, forUpdate = tx !== undefined): Promise<RundownRow> {
-    return this.rundowns.findVisible(reach === 'admin' ? 'admin' : scopeOf(reach), id, tx, forUpdate);
+  /** The rundown row's cue tree and playable total, inside a write. */
+  saveCueOrder(tx: Db, rundownId: string, order: CueTreeNode[], playableMs: number): Promise<void> {
+    return this.repo.saveCueOrder(tx, rundownId, order, playableMs);
+  }
+
+  /** The rundown row's column order (private columns included), inside a write. */
+  saveColumnOrder(tx: Db, rundownId: string, columnIds: string[]): Promise<void> {
+    return this.repo.saveColumnOrder(tx, rundownId, columnIds);
+  }
+
+  private find(reach: Reach, id: string, tx?: Db): Promise<RundownRow> {
+    return this.rundowns.findVisible(reach === 'admin' ? 'admin' : scopeOf(reach), id, tx, tx !== undefined);
   }
 }

@@ -1,3 +1,5 @@
+import { duplicatesBy } from './duplicates.js';
+
 /** Where a column goes: before or after another column, or (neither) at the end. */
 export interface ColumnPosition {
   before_column_id?: string | undefined;
@@ -22,10 +24,10 @@ export type ReorderProblem = { duplicates: string[] } | { unknown_ids: string[] 
 
 /** Why `given` is not a permutation of the public columns (the first kind of fault found), or undefined. */
 export function reorderProblem(publicIds: readonly string[], given: readonly string[]): ReorderProblem | undefined {
-  const seen = new Set<string>();
-  const duplicates = new Set<string>();
-  for (const id of given) (seen.has(id) ? duplicates : seen).add(id);
-  if (duplicates.size) return { duplicates: [...duplicates] };
+  // Listed in the order their first repeat occurs.
+  const duplicates = duplicatesBy(given, (id) => id).sort((x, y) => x.indexes[1]! - y.indexes[1]!);
+  if (duplicates.length) return { duplicates: duplicates.map((d) => d.key) };
+  const seen = new Set(given);
   const known = new Set(publicIds);
   const unknown = given.filter((id) => !known.has(id));
   if (unknown.length) return { unknown_ids: unknown };

@@ -1,21 +1,20 @@
 import { AppError, limits, newId, type Db } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
 import type { Emit, Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
+import type { SideEffect, WriteResult } from './side-effects.js';
+
+/** `rundown.changed` with the new public order, when a write moved it. */
+const orderEffect = (rundownId: string, changed: boolean, layout: Layout): SideEffect[] =>
+  changed ? [{ type: 'rundown.changed', rundown_id: rundownId, column_order: publicOrder(layout) }] : [];
 
 export type ColumnType = ColumnRow['type'];
 const columnTypes: readonly string[] = ['text', 'select', 'image', 'attachment'] satisfies ColumnType[];
 const isColumnType = (type: string): type is ColumnType => columnTypes.includes(type);
 
-export interface ColumnWrite {
-  column: ColumnRow;
-  /** The public order after the write. */
-  column_order: string[];
-  column_order_changed: boolean;
-}
+export type ColumnWrite = WriteResult<ColumnRow>;
 
 /** The columns of one rundown as the write sees them (under the rundown lock). */
 interface Layout {
@@ -40,13 +39,13 @@ export class ColumnsService {
 
   async list(reach: Reach, rundownId: string): Promise<ColumnRow[]> {
     const rundown = await this.access.read(reach, rundownId);
-    const layout = await this.layout(this.access.repo.db, rundown);
+    const layout = await this.layout(this.access.db, rundown);
     return publicOrder(layout).map((id) => layout.byId.get(id)!);
   }
 
   async get(reach: Reach, rundownId: string, columnId: string): Promise<ColumnRow> {
     const rundown = await this.access.read(reach, rundownId);
-    return this.publicColumn(await this.layout(this.access.repo.db, rundown), rundownId, columnId);
+    return this.publicColumn(await this.layout(this.access.db, rundown), rundownId, columnId);
   }
 
   create(reach: Reach, rundownId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {
@@ -62,7 +61,11 @@ export class ColumnsService {
     return this.insert('admin', rundownId, { name: input.name, type, private: input.private }, {});
   }
 
-  update(reach: Reach, rundownId: string, columnId: string, input: { name: string } & ColumnPosition): Promise<ColumnWrite> {
+  /** A PATCH renames (the name is required: without it, `columns.empty_patch`) and may move the column. */
+  async update(reach: Reach, rundownId: string, columnId: string, patch: { name?: string | undefined } & ColumnPosition): Promise<ColumnWrite> {
+    const { name } = patch;
+    if (name === undefined) throw new AppError('columns.empty_patch');
+    const input = { ...patch, name };
     return this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       const column = this.publicColumn(layout, rundownId, columnId);
@@ -72,11 +75,11 @@ export class ColumnsService {
       const renamed = await this.repo.rename(tx, columnId, input.name);
       if (renamed) emit({ kind: 'column', change: 'updated', id: columnId, record: renamed });
       const changed = await this.saveOrder(tx, rundown, layout, order, emit);
-      return { column: renamed ?? column, column_order: publicOrder({ ...layout, order }), column_order_changed: changed };
+      return { result: renamed ?? column, side_effects: orderEffect(rundownId, changed, { ...layout, order }) };
     });
   }
 
-  async delete(reach: Reach, rundownId: string, columnId: string): Promise<{ cell_count: number; column_order: string[] }> {
+  async delete(reach: Reach, rundownId: string, columnId: string): Promise<WriteResult<null>> {
     const column_order = await this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       this.publicColumn(layout, rundownId, columnId);
@@ -89,17 +92,23 @@ export class ColumnsService {
     // Outside the rundown lock, so a slow cells service never stalls other writes; the column is
     // gone for good, so its cells are unreachable whatever happens here.
     const cell_count = await this.cells.deleteColumnCells(rundownId, columnId);
-    return { cell_count, column_order };
+    return {
+      result: null,
+      side_effects: [
+        { type: 'column.deleted', rundown_id: rundownId, column_id: columnId, cell_count },
+        { type: 'rundown.changed', rundown_id: rundownId, column_order },
+      ],
+    };
   }
 
-  reorder(reach: Reach, rundownId: string, columnIds: string[]): Promise<{ items: ColumnRow[]; column_order_changed: boolean }> {
+  reorder(reach: Reach, rundownId: string, columnIds: string[]): Promise<WriteResult<ColumnRow[]>> {
     return this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       const problem = reorderProblem(publicOrder(layout), columnIds);
       if (problem) throw new AppError('columns.invalid_reorder', { details: problem });
       const order = reorderColumns(layout.order, (id) => !isPublic(layout, id), columnIds);
       const changed = await this.saveOrder(tx, rundown, layout, order, emit);
-      return { items: columnIds.map((id) => layout.byId.get(id)!), column_order_changed: changed };
+      return { result: columnIds.map((id) => layout.byId.get(id)!), side_effects: orderEffect(rundownId, changed, { ...layout, order }) };
     });
   }
 
@@ -119,13 +128,13 @@ export class ColumnsService {
       const checked = this.checkPosition(layout, position);
       checkName(layout, input.name);
       const id = newId('col');
-      const [column] = await this.access.repo.insertColumns(tx, [{ id, rundown_id: rundownId, ...input }]);
+      const [column] = await this.repo.insert(tx, [{ id, rundown_id: rundownId, ...input }]);
       const order = placeColumn(layout.order, id, checked);
       const after: Layout = { order, byId: new Map(layout.byId).set(id, column!) };
       // A private column exists for the admin surface only: no event names it.
       if (!input.private) emit({ kind: 'column', change: 'created', id, record: column! });
       await this.saveOrder(tx, rundown, after, order, input.private ? undefined : emit, true);
-      return { column: column!, column_order: publicOrder(after), column_order_changed: !input.private };
+      return { result: column!, side_effects: orderEffect(rundownId, !input.private, after) };
     });
   }
 
@@ -161,9 +170,9 @@ export class ColumnsService {
    * Stores the order when it changed (`force`: always) and, when `emit` is given, reports the
    * rundown's new state (its public `column_order`) as a `rundown` event.
    */
-  private async saveOrder(tx: EntityManager, rundown: RundownRow, layout: Layout, order: string[], emit?: Emit, force = false): Promise<boolean> {
+  private async saveOrder(tx: Db, rundown: RundownRow, layout: Layout, order: string[], emit?: Emit, force = false): Promise<boolean> {
     if (!force && sameOrder(layout.order, order)) return false;
-    await this.repo.setOrder(tx, rundown.id, order);
+    await this.access.saveColumnOrder(tx, rundown.id, order);
     if (emit) emit({ kind: 'rundown', change: 'updated', id: rundown.id, record: await this.access.record(tx, rundown.id) });
     return true;
   }

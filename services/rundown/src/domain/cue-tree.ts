@@ -1,5 +1,6 @@
 import { AppError } from '@rundown/shared';
 import type { CueTreeNode } from '../repositories/rundowns.js';
+import { duplicatesBy } from './duplicates.js';
 
 /**
  * The cue order of a rundown as a two-level tree (groups only at root, their children cues or
@@ -53,11 +54,10 @@ export class CueTree {
    * Children follow their group in the order they appear in the body.
    */
   static fromReorder(items: ReorderItem[], types: ReadonlyMap<string, CueType>): CueTree {
-    const counts = new Map<string, number>();
-    for (const item of items) counts.set(item.id, (counts.get(item.id) ?? 0) + 1);
-    const duplicates = [...counts].filter(([, n]) => n > 1).map(([id]) => id);
-    const unknownIds = [...counts.keys()].filter((id) => !types.has(id));
-    const missingIds = [...types.keys()].filter((id) => !counts.has(id));
+    const duplicates = duplicatesBy(items, (item) => item.id).map((d) => d.key);
+    const given = new Set(items.map((item) => item.id));
+    const unknownIds = [...given].filter((id) => !types.has(id));
+    const missingIds = [...types.keys()].filter((id) => !given.has(id));
     const invalidParents: ReorderItem[] = [];
     const nestedGroups: string[] = [];
     for (const item of items) {

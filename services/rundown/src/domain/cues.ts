@@ -1,24 +1,15 @@
-import { AppError, type CallerContext } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
+import { AppError, type CallerContext, type Db } from '@rundown/shared';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { RundownRow } from '../repositories/rundowns.js';
 import { CueDraft, type BulkItem, type CreateCueInput, type CueRecord, type PatchCueInput } from './cue-draft.js';
 import type { ReorderItem } from './cue-tree.js';
 import type { RundownAccess } from './access.js';
 import type { DomainEvent } from './events.js';
+import type { SideEffect, WriteResult } from './side-effects.js';
+import type { Transactions } from './transactions.js';
 import type { RundownRecord, RundownsService } from './rundowns.js';
 
-/** What a write caused beyond the cues it returns (CONTRACT §1 `meta.side_effects`). */
-export interface SideEffect {
-  type: 'rundown.changed';
-  rundown_id: string;
-  changed: ('cue_order' | 'end_time')[];
-}
-
-export interface WriteResult<T> {
-  result: T;
-  side_effects: SideEffect[];
-}
+export type { SideEffect, WriteResult } from './side-effects.js';
 
 /**
  * Cue rules over storage: every write locks the rundown row first (so concurrent edits of one
@@ -35,6 +26,7 @@ export interface WriteResult<T> {
  */
 export class CuesService {
   constructor(
+    private readonly transactions: Transactions,
     private readonly rundowns: RundownsService,
     private readonly access: RundownAccess,
     private readonly repo: CuesRepository,
@@ -42,7 +34,7 @@ export class CuesService {
 
   /** The rundown and its cues (display order) from one snapshot. */
   async list(ctx: CallerContext, rundownId: string): Promise<{ rundown: RundownRecord; cues: CueRecord[] }> {
-    return this.repo.snapshot(async (tx) => {
+    return this.transactions.snapshot(async (tx) => {
       const rundown = await this.rundowns.get(ctx, rundownId, tx);
       const draft = new CueDraft(rundownId, rundown.cue_order, await this.repo.all(tx, rundownId));
       return { rundown, cues: draft.records() };
@@ -109,13 +101,13 @@ export class CuesService {
     });
   }
 
-  private async persist(tx: EntityManager, draft: CueDraft): Promise<void> {
+  private async persist(tx: Db, draft: CueDraft): Promise<void> {
     const { created, changed } = draft.pending();
     await this.repo.delete(tx, draft.rundownId, draft.deleted);
     draft.adopt(await this.repo.insert(tx, draft.rundownId, created));
     draft.adopt(await this.repo.update(tx, draft.rundownId, changed));
     if (draft.orderChanged() || draft.playableChanged()) {
-      await this.repo.saveOrder(tx, draft.rundownId, draft.tree.toNodes(), draft.playableMs());
+      await this.access.saveCueOrder(tx, draft.rundownId, draft.tree.toNodes(), draft.playableMs());
     }
   }
 }
@@ -140,7 +132,7 @@ function cueEvents(draft: CueDraft): DomainEvent[] {
 }
 
 function sideEffects(rundown: RundownRow, draft: CueDraft): SideEffect[] {
-  const changed: SideEffect['changed'] = [];
+  const changed: ('cue_order' | 'end_time')[] = [];
   if (draft.orderChanged()) changed.push('cue_order');
   if (draft.playableChanged() && rundown.start_time !== null) changed.push('end_time');
   return changed.length ? [{ type: 'rundown.changed', rundown_id: rundown.id, changed }] : [];

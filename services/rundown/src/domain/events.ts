@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Db } from '@rundown/shared';
 import type { ColumnRow } from '../repositories/rundowns.js';
 import type { MentionRow } from '../repositories/mentions.js';
 import type { TextVariableRow } from '../repositories/text-variables.js';
@@ -32,5 +32,5 @@ export interface EventScope {
  * so they commit or vanish with it.
  */
 export interface EventLog {
-  record(tx: EntityManager, rundown: EventScope, events: DomainEvent[]): Promise<void>;
+  record(tx: Db, rundown: EventScope, events: DomainEvent[]): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { AppError, checkBulkSize, limits, looksLikeId, newId } from '@rundown/sh
 import type { MentionRow, MentionsRepository, MentionValues } from '../repositories/mentions.js';
 import type { Reach, RundownAccess } from './access.js';
 import { duplicatesBy } from './duplicates.js';
+import { only, type WriteResult } from './side-effects.js';
 
 /** Fields of a create, PATCH or bulk item; absent ones keep their value (or default, on create). */
 export interface MentionFields {
@@ -32,41 +33,42 @@ export class MentionsService {
 
   async list(reach: Reach, rundownId: string): Promise<MentionRow[]> {
     await this.access.read(reach, rundownId);
-    return this.repo.all(this.access.repo.db, rundownId);
+    return this.repo.all(this.access.db, rundownId);
   }
 
   async get(reach: Reach, rundownId: string, id: string): Promise<MentionRow> {
     await this.access.read(reach, rundownId);
-    const mention = looksLikeId(id) ? await this.repo.find(this.access.repo.db, rundownId, id) : undefined;
+    const mention = looksLikeId(id) ? await this.repo.find(this.access.db, rundownId, id) : undefined;
     if (!mention) throw notFound(rundownId, id);
     return mention;
   }
 
-  async create(reach: Reach, rundownId: string, fields: MentionFields): Promise<MentionRow> {
+  async create(reach: Reach, rundownId: string, fields: MentionFields): Promise<WriteResult<MentionRow>> {
     const [created] = await this.apply(reach, rundownId, [{ fields }]);
-    return created!;
+    return only(created!);
   }
 
-  async update(reach: Reach, rundownId: string, id: string, fields: MentionFields): Promise<MentionRow> {
+  async update(reach: Reach, rundownId: string, id: string, fields: MentionFields): Promise<WriteResult<MentionRow>> {
     if (!Object.keys(fields).length) throw new AppError('mentions.empty_patch');
     const [updated] = await this.apply(reach, rundownId, [{ id, fields }]);
-    return updated!;
+    return only(updated!);
   }
 
-  bulk(reach: Reach, rundownId: string, items: MentionItem[]): Promise<MentionRow[]> {
+  async bulk(reach: Reach, rundownId: string, items: MentionItem[]): Promise<WriteResult<MentionRow[]>> {
     checkBulkSize(items.length, 'mentions');
     const duplicates = duplicatesBy(items, (i) => i.id);
     if (duplicates.length) {
       throw new AppError('mentions.duplicate_id', { details: { duplicates: duplicates.map((d) => ({ id: d.key, indexes: d.indexes })) } });
     }
-    return this.apply(reach, rundownId, items);
+    return only(await this.apply(reach, rundownId, items));
   }
 
-  async delete(reach: Reach, rundownId: string, id: string): Promise<void> {
+  async delete(reach: Reach, rundownId: string, id: string): Promise<WriteResult<null>> {
     await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       if (!looksLikeId(id) || !(await this.repo.remove(tx, rundownId, id))) throw notFound(rundownId, id);
       emit({ kind: 'mention', change: 'removed', id });
     });
+    return only(null);
   }
 
   /** Applies the items in order, all or nothing; answers the written mentions in item order. */

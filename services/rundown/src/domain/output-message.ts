@@ -1,5 +1,7 @@
 import type { OutputMessageRow, OutputMessagesRepository, OutputMessageValues } from '../repositories/output-messages.js';
+import { AppError } from '@rundown/shared';
 import type { Reach, RundownAccess } from './access.js';
+import type { WriteResult } from './side-effects.js';
 
 export interface OutputMessageRecord extends OutputMessageValues {
   /** null until the message is first written. */
@@ -20,15 +22,16 @@ export class OutputMessageService {
 
   async get(reach: Reach, rundownId: string): Promise<OutputMessageRecord> {
     await this.access.read(reach, rundownId);
-    return orDefault(await this.repo.find(this.access.repo.db, rundownId));
+    return orDefault(await this.repo.find(this.access.db, rundownId));
   }
 
-  /** Applies the patch; `changed` says whether any field took a new value (nothing is written otherwise). */
-  update(reach: Reach, rundownId: string, patch: Partial<OutputMessageValues>): Promise<{ message: OutputMessageRecord; changed: boolean }> {
+  /** Applies the patch; only a patch that gives some field a new value writes (and reports `output_message.changed`). */
+  async update(reach: Reach, rundownId: string, patch: Partial<OutputMessageValues>): Promise<WriteResult<OutputMessageRecord>> {
+    if (!fields.some((f) => patch[f] !== undefined)) throw new AppError('messages.empty_patch');
     return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const current = orDefault(await this.repo.find(tx, rundownId));
       const changed = fields.some((f) => patch[f] !== undefined && patch[f] !== current[f]);
-      if (!changed) return { message: current, changed };
+      if (!changed) return { result: current, side_effects: [] };
       const next: OutputMessageValues = {
         text: patch.text ?? current.text,
         visible: patch.visible ?? current.visible,
@@ -38,7 +41,7 @@ export class OutputMessageService {
       };
       const message = await this.repo.save(tx, rundownId, next);
       emit({ kind: 'output_message', change: 'updated', record: message });
-      return { message, changed };
+      return { result: message, side_effects: [{ type: 'output_message.changed', rundown_id: rundownId, output_message: message }] };
     });
   }
 }

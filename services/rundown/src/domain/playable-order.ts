@@ -1,6 +1,7 @@
 import type { CuesRepository } from '../repositories/cues.js';
-import type { RundownAccess, Reach } from './access.js';
 import { CueDraft, type CueRecord } from './cue-draft.js';
+import type { RundownsService } from './rundowns.js';
+import type { Transactions } from './transactions.js';
 
 export interface PlayableOrder {
   rundown_id: string;
@@ -10,18 +11,20 @@ export interface PlayableOrder {
 }
 
 /**
- * What the show runner asks: a rundown's cues in display order, from one snapshot. A caller's
- * reach applies to actions taken on its behalf; the runner's own timed jobs reach as `admin`.
+ * What the show runner asks: a live rundown's cues in display order, from one snapshot, with the
+ * rundown's team (the runner checks its callers' visibility against it). Any live rundown: only
+ * the runner may ask (see grpc/playable.ts).
  */
 export class PlayableOrderService {
   constructor(
-    private readonly access: RundownAccess,
+    private readonly transactions: Transactions,
+    private readonly rundowns: RundownsService,
     private readonly cues: CuesRepository,
   ) {}
 
-  get(reach: Reach, rundownId: string): Promise<PlayableOrder> {
-    return this.cues.snapshot(async (tx) => {
-      const rundown = await this.access.read(reach, rundownId, tx);
+  get(rundownId: string): Promise<PlayableOrder> {
+    return this.transactions.snapshot(async (tx) => {
+      const rundown = await this.rundowns.findVisible('admin', rundownId, tx);
       const draft = new CueDraft(rundownId, rundown.cue_tree, await this.cues.all(tx, rundownId));
       return { rundown_id: rundownId, team_id: rundown.team_id, cues: draft.records() };
     });

@@ -1,11 +1,20 @@
-import { AppError, limits, looksLikeId, newId, plans, type CallerContext, type Issue } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
+import { AppError, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
+import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
+import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
 import type { EventLog } from './events.js';
-import { defaultSettings, mergeSettings, type Settings } from './settings.js';
+import type { Transactions } from './transactions.js';
+import { only, type WriteResult } from './side-effects.js';
+import { duplicatesBy } from './duplicates.js';
+import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
+
+/** CONTRACT §2: any status may follow any other; a new rundown is a draft unless told otherwise. */
+export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
+export type RundownStatus = (typeof rundownStatuses)[number];
+export const defaultStatus: RundownStatus = 'draft';
 
 export interface RundownRecord {
   id: string;
@@ -13,7 +22,7 @@ export interface RundownRecord {
   timezone: string | null;
   start_time: number | null;
   end_time: number | null;
-  status: string;
+  status: RundownStatus;
   settings: Settings;
   cue_order: CueTreeNode[];
   column_order: string[];
@@ -25,8 +34,9 @@ export interface CreateRundownInput {
   title: string;
   timezone: string | null;
   start_time: number | null;
+  /** Checked here (one of `rundownStatuses`). */
   status: string | undefined;
-  settings: Record<string, unknown> | undefined;
+  settings: SettingsPatch | undefined;
   columns: { name: string }[];
   cues: NewCueInput[];
 }
@@ -34,7 +44,7 @@ export interface CreateRundownInput {
 /** Cell content given with a new cue, addressed by column name. */
 export interface NewCell {
   column_name: string;
-  content: { text: string } | { html: string };
+  content: CellContent;
 }
 
 /** A cue created with its rundown; `children` only on a group. */
@@ -44,33 +54,17 @@ export interface NewCueInput {
   children: NewCueInput[];
 }
 
-export interface CellWrite {
-  cue_id: string;
-  column_id: string;
-  content: NewCell['content'];
+/** Plan facts, asked of their owner (the auth service), never read from what a caller sent. */
+export interface PlanFacts {
+  maxRundowns(teamId: string, requestId: string): Promise<number>;
 }
-
-/**
- * Where the cells given with a new rundown go. Storing cells belongs to the cells service: it will
- * implement this port with a call made inside the rundown's transaction, after the rows are
- * inserted, so a refusal there rolls the whole create back (and the cells service drops its writes
- * for a rundown whose create did not commit). Until then `pendingCellStore` stands in.
- */
-export interface CellStore {
-  writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void>;
-}
-
-/** Stand-in until the cells service exists: cells are validated and mapped to coordinates, not stored yet. */
-export const pendingCellStore: CellStore = {
-  writeForNewRundown: async () => undefined,
-};
 
 export interface UpdateRundownInput {
   title?: string;
   timezone?: string | null;
   start_time?: number | null;
   status?: string;
-  settings?: Record<string, unknown>;
+  settings?: SettingsPatch;
 }
 
 /** Who may see what: a team sees its rundowns; a rundown-scoped token sees only its rundown. */
@@ -86,17 +80,21 @@ export function scopeOf(ctx: CallerContext): Scope {
 
 export class RundownsService {
   constructor(
+    private readonly transactions: Transactions,
     private readonly repo: RundownsRepository,
-    private readonly cursors: CursorCodec,
     private readonly cues: CuesRepository,
-    private readonly cells: CellStore,
+    private readonly columns: ColumnsRepository,
+    private readonly cells: CellsPort,
     private readonly events: EventLog,
+    private readonly cursors: CursorCodec,
+    private readonly plan: PlanFacts,
   ) {}
 
-  async create(ctx: CallerContext, input: CreateRundownInput): Promise<RundownRecord> {
+  async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
     const scope = scopeOf(ctx);
     if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
-    const maxRundowns = ctx.maxRundowns ?? plans.free.maxRundowns;
+    checkFields(input);
+    const maxRundowns = await this.plan.maxRundowns(scope.teamId, ctx.requestId);
     const id = newId('rd');
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
     if (columns.length > limits.columnsPerRundown) {
@@ -105,7 +103,7 @@ export class RundownsService {
       });
     }
     const { draft, cells } = draftContent(id, input.cues, new Map(columns.map((c) => [c.name, c.id])));
-    return this.repo.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
       const live = await this.repo.countLive(tx, scope.teamId);
       if (live + 1 > maxRundowns) {
@@ -120,34 +118,41 @@ export class RundownsService {
         title: input.title,
         timezone: input.timezone,
         start_time: input.start_time,
-        status: input.status ?? 'draft',
+        status: (input.status ?? defaultStatus) as RundownStatus,
         settings: input.settings ? mergeSettings(defaultSettings(), input.settings) : defaultSettings(),
         column_ids: columns.map((c) => c.id),
         cue_tree: draft.tree.toNodes(),
         playable_duration_ms: draft.playableMs(),
       });
-      await this.repo.insertColumns(tx, columns);
+      await this.columns.insert(tx, columns);
       await this.cues.insert(tx, id, draft.pending().created);
       await this.cells.writeForNewRundown(ctx, id, cells);
       const created = await this.get(ctx, id, tx);
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'created', id, record: created }]);
-      return created;
+      return only(created);
     });
   }
 
-  async get(ctx: CallerContext, id: string, tx?: EntityManager): Promise<RundownRecord> {
+  async get(ctx: CallerContext, id: string, tx?: Db): Promise<RundownRecord> {
     return toRecord(await this.findVisible(scopeOf(ctx), id, tx));
   }
 
-  async update(ctx: CallerContext, id: string, patch: UpdateRundownInput): Promise<RundownRecord> {
+  async update(ctx: CallerContext, id: string, patch: UpdateRundownInput): Promise<WriteResult<RundownRecord>> {
     if (!Object.keys(patch).length) throw new AppError('rundowns.empty_patch');
+    checkFields(patch);
     const scope = scopeOf(ctx);
-    return this.repo.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const row = await this.findVisible(scope, id, tx, true);
-      const { settings, ...rest } = patch;
-      const updated = toRecord(await this.repo.update(tx, id, { ...rest, ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}) }));
+      const { settings, status, ...rest } = patch;
+      const updated = toRecord(
+        await this.repo.update(tx, id, {
+          ...rest,
+          ...(status !== undefined ? { status: status as RundownStatus } : {}),
+          ...(settings ? { settings: mergeSettings(row.settings, settings) } : {}),
+        }),
+      );
       await this.events.record(tx, row, [{ kind: 'rundown', change: 'updated', id, record: updated }]);
-      return updated;
+      return { result: updated, side_effects: [{ type: 'rundown.changed', rundown_id: id }] };
     });
   }
 
@@ -163,7 +168,7 @@ export class RundownsService {
       after = { created_key: position.t, id: position.i };
     }
     // One extra row tells whether another page exists without a count query.
-    const rows = await this.repo.page(scope.teamId, limit + 1, after, scope.rundownId);
+    const rows = await this.repo.page(this.transactions.db, scope.teamId, limit + 1, after, scope.rundownId);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -172,26 +177,44 @@ export class RundownsService {
     };
   }
 
-  async delete(ctx: CallerContext, id: string): Promise<void> {
+  async delete(ctx: CallerContext, id: string): Promise<WriteResult<null>> {
     const scope = scopeOf(ctx);
     if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
-    await this.repo.transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
     });
+    return only(null);
   }
 
   /**
    * A live rundown the scope may see — `'admin'` (the admin surface only, acting for no team)
    * reaches any; `forUpdate` takes the row lock every content write starts with.
    */
-  async findVisible(scope: Scope | 'admin', id: string, tx?: EntityManager, forUpdate = false): Promise<RundownRow> {
-    const db = tx ?? this.repo.db;
+  async findVisible(scope: Scope | 'admin', id: string, tx?: Db, forUpdate = false): Promise<RundownRow> {
+    const db = tx ?? this.transactions.db;
     if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
     const row = await this.repo.find(db, scope === 'admin' ? undefined : scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;
   }
+}
+
+/** The rules on a rundown's own fields (shapes are the gateway's; values are the domain's). */
+function checkFields(input: { status?: string | undefined; settings?: SettingsPatch | undefined; columns?: { name: string }[] }): void {
+  const issues: Issue[] = [];
+  if (input.status !== undefined && !(rundownStatuses as readonly string[]).includes(input.status)) {
+    issues.push({ path: ['status'], message: `Unknown status "${input.status}"; one of ${rundownStatuses.join(', ')}.`, code: 'invalid_value' });
+  }
+  if (input.settings) issues.push(...settingsPatchIssues(input.settings));
+  // Column names are unique in a rundown (private ones included): in a create, among the given ones.
+  for (const { key, indexes } of duplicatesBy(input.columns ?? [], (c) => c.name)) {
+    const [first, ...rest] = indexes;
+    for (const index of rest) {
+      issues.push({ path: ['columns', index, 'name'], message: `Duplicate column name "${key}" (also at columns[${first}]).`, code: 'custom' });
+    }
+  }
+  if (issues.length) throw AppError.validation('rundowns.invalid_payload', issues);
 }
 
 /**

@@ -1,31 +1,73 @@
-/** Rundown settings: defaults, and the RFC 7396 merge a PATCH applies (null resets to the default). */
+import { AppError, limits, type Issue } from '@rundown/shared';
+
+/** Rundown settings (CONTRACT §2): their shape, defaults, limits and the PATCH merge are the domain's. */
 export interface Settings {
   cue_numbering: { start_from: number; prefix: string; padding: number };
-  tod_display_format: '12h' | '24h' | null;
+  tod_display_format: TodDisplayFormat | null;
 }
+
+export const todDisplayFormats = ['12h', '24h'] as const;
+export type TodDisplayFormat = (typeof todDisplayFormats)[number];
+
+/**
+ * An RFC 7396 merge patch of the settings: an absent member keeps its value, `null` resets it to
+ * its default (every key always has a value), `cue_numbering: null` resets the whole group.
+ */
+export interface SettingsPatch {
+  cue_numbering?: { start_from?: number | null; prefix?: string | null; padding?: number | null } | null;
+  tod_display_format?: TodDisplayFormat | null;
+}
+
+export const cueNumberingLimits = { start_from: { min: 0, max: limits.cueNumberingStartFromMax }, prefixChars: 10, padding: { min: 1, max: 6 } };
 
 export function defaultSettings(): Settings {
   return { cue_numbering: { start_from: 1, prefix: '', padding: 1 }, tod_display_format: null };
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-function isObject(value: unknown): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * Merges `patch` into `target`, where a null member means "back to the default" rather than
- * "remove" (every key always has a value). Shapes were validated at the edge.
- */
-export function mergeSettings(target: Settings, patch: Record<string, unknown>): Settings {
-  const merge = (current: Json, change: Json, fallback: Json): Json => {
-    if (change === null) return fallback;
-    if (!isObject(change) || !isObject(current)) return change;
-    const out: Record<string, Json> = { ...current };
-    const defaults = isObject(fallback) ? fallback : {};
-    for (const [key, value] of Object.entries(change)) out[key] = merge(current[key] ?? null, value, defaults[key] ?? null);
-    return out;
+/** Applies the patch (after `checkSettingsPatch`). */
+export function mergeSettings(target: Settings, patch: SettingsPatch): Settings {
+  const defaults = defaultSettings();
+  const numbering = patch.cue_numbering;
+  const pick = <T>(change: T | null | undefined, current: T, fallback: T): T => (change === undefined ? current : change === null ? fallback : change);
+  return {
+    cue_numbering:
+      numbering === null
+        ? defaults.cue_numbering
+        : numbering === undefined
+          ? target.cue_numbering
+          : {
+              start_from: pick(numbering.start_from, target.cue_numbering.start_from, defaults.cue_numbering.start_from),
+              prefix: pick(numbering.prefix, target.cue_numbering.prefix, defaults.cue_numbering.prefix),
+              padding: pick(numbering.padding, target.cue_numbering.padding, defaults.cue_numbering.padding),
+            },
+    tod_display_format: pick(patch.tod_display_format, target.tod_display_format, defaults.tod_display_format),
   };
-  return merge(target as unknown as Json, patch as Json, defaultSettings() as unknown as Json) as unknown as Settings;
 }
+
+/** Issues with the values of a settings patch (out of range, too long), each at its path. */
+export function settingsPatchIssues(patch: SettingsPatch, path: (string | number)[] = ['settings']): Issue[] {
+  const issues: Issue[] = [];
+  const numbering = patch.cue_numbering;
+  const at = (key: string) => [...path, 'cue_numbering', key];
+  const { start_from, padding, prefixChars } = cueNumberingLimits;
+  if (numbering?.start_from != null && !inRange(numbering.start_from, start_from)) {
+    issues.push({ path: at('start_from'), message: `Must be an integer from ${start_from.min} to ${start_from.max}.`, code: 'too_big' });
+  }
+  if (numbering?.prefix != null && numbering.prefix.length > prefixChars) {
+    issues.push({ path: at('prefix'), message: `Must be at most ${prefixChars} characters.`, code: 'too_big' });
+  }
+  if (numbering?.padding != null && !inRange(numbering.padding, padding)) {
+    issues.push({ path: at('padding'), message: `Must be an integer from ${padding.min} to ${padding.max}.`, code: 'too_big' });
+  }
+  if (patch.tod_display_format != null && !todDisplayFormats.includes(patch.tod_display_format)) {
+    issues.push({ path: [...path, 'tod_display_format'], message: 'Must be "12h", "24h" or null.', code: 'invalid_value' });
+  }
+  return issues;
+}
+
+export function checkSettingsPatch(patch: SettingsPatch): void {
+  const issues = settingsPatchIssues(patch);
+  if (issues.length) throw AppError.validation('rundowns.invalid_payload', issues);
+}
+
+const inRange = (n: number, range: { min: number; max: number }) => Number.isInteger(n) && n >= range.min && n <= range.max;

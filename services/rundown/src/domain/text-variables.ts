@@ -2,6 +2,7 @@ import { AppError, checkBulkSize, limits } from '@rundown/shared';
 import type { TextVariableRow, TextVariablesRepository } from '../repositories/text-variables.js';
 import type { Reach, RundownAccess } from './access.js';
 import { duplicatesBy } from './duplicates.js';
+import { only, type WriteResult } from './side-effects.js';
 
 export interface TextVariableInput {
   key: string;
@@ -17,55 +18,56 @@ export class TextVariablesService {
 
   async list(reach: Reach, rundownId: string): Promise<TextVariableRow[]> {
     await this.access.read(reach, rundownId);
-    return this.repo.all(this.access.repo.db, rundownId);
+    return this.repo.all(this.access.db, rundownId);
   }
 
   async get(reach: Reach, rundownId: string, key: string): Promise<TextVariableRow> {
     checkKey(key);
     await this.access.read(reach, rundownId);
-    return (await this.repo.find(this.access.repo.db, rundownId, key)) ?? notFound(rundownId, key);
+    return (await this.repo.find(this.access.db, rundownId, key)) ?? notFound(rundownId, key);
   }
 
-  create(reach: Reach, rundownId: string, input: TextVariableInput): Promise<TextVariableRow> {
+  async create(reach: Reach, rundownId: string, input: TextVariableInput): Promise<WriteResult<TextVariableRow>> {
     checkKey(input.key);
-    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
+    return only(await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       if (await this.repo.find(tx, rundownId, input.key)) throw new AppError('text_variables.key_exists');
       const count = (await this.repo.all(tx, rundownId)).length;
       checkCap(count + 1);
       const [created] = await this.repo.upsert(tx, rundownId, [input]);
       emit({ kind: 'text_variable', change: 'created', key: input.key, record: created! });
       return created!;
-    });
+    }));
   }
 
-  update(reach: Reach, rundownId: string, input: TextVariableInput): Promise<TextVariableRow> {
+  async update(reach: Reach, rundownId: string, input: TextVariableInput): Promise<WriteResult<TextVariableRow>> {
     checkKey(input.key);
-    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
+    return only(await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const before = (await this.repo.find(tx, rundownId, input.key)) ?? notFound(rundownId, input.key);
       const [updated] = await this.repo.upsert(tx, rundownId, [input]);
       if (before.value !== input.value) emit({ kind: 'text_variable', change: 'updated', key: input.key, record: updated! });
       return updated!;
-    });
+    }));
   }
 
-  delete(reach: Reach, rundownId: string, key: string): Promise<void> {
+  async delete(reach: Reach, rundownId: string, key: string): Promise<WriteResult<null>> {
     checkKey(key);
-    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
+    await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       if (!(await this.repo.remove(tx, rundownId, key))) notFound(rundownId, key);
       emit({ kind: 'text_variable', change: 'removed', key });
     });
+    return only(null);
   }
 
   /**
    * All or nothing. `merge` sets the items and keeps the other variables; `replace` makes the
    * items the whole set. Answers the items as written, in request order.
    */
-  bulk(reach: Reach, rundownId: string, items: TextVariableInput[], replace: boolean): Promise<TextVariableRow[]> {
+  async bulk(reach: Reach, rundownId: string, items: TextVariableInput[], replace: boolean): Promise<WriteResult<TextVariableRow[]>> {
     checkBulkSize(items.length, 'text_variables');
     const duplicates = duplicatesBy(items, (i) => i.key);
     if (duplicates.length) throw new AppError('text_variables.duplicate_key', { details: { duplicates: duplicates.map((d) => d.key) } });
     items.forEach((i) => checkKey(i.key));
-    return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
+    return only(await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const before = new Map((await this.repo.all(tx, rundownId)).map((v) => [v.key, v.value]));
       const keys = new Set(items.map((i) => i.key));
       if (!replace) for (const key of before.keys()) keys.add(key);
@@ -79,7 +81,7 @@ export class TextVariablesService {
         else if (previous !== row.value) emit({ kind: 'text_variable', change: 'updated', key: row.key, record: row });
       }
       return written;
-    });
+    }));
   }
 }
 

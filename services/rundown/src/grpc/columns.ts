@@ -1,10 +1,10 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
 import { ColumnServiceService, type ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { ColumnsService, ColumnWrite } from '../domain/columns.js';
-import { columnMessage } from './messages.js';
+import { columnMessage, sideEffectMessages } from './messages.js';
 
-function writeMessage(w: ColumnWrite): ColumnWriteResponse {
-  return { column: columnMessage(w.column), column_order: w.column_order, column_order_changed: w.column_order_changed };
+export function writeMessage(w: ColumnWrite): ColumnWriteResponse {
+  return { column: columnMessage(w.result), side_effects: sideEffectMessages(w.side_effects) };
 }
 
 /** gRPC ↔ domain mapping for columns; no rules live here. */
@@ -14,11 +14,10 @@ export function columnHandlers(columns: ColumnsService): ServiceBinding {
     getColumn: async (req, ctx) => columnMessage(await columns.get(ctx, req.rundown_id, req.column_id)),
     createColumn: async (req, ctx) => writeMessage(await columns.create(ctx, req.rundown_id, req)),
     updateColumn: async (req, ctx) => writeMessage(await columns.update(ctx, req.rundown_id, req.column_id, req)),
-    deleteColumn: async (req, ctx) => columns.delete(ctx, req.rundown_id, req.column_id),
+    deleteColumn: async (req, ctx) => ({ side_effects: sideEffectMessages((await columns.delete(ctx, req.rundown_id, req.column_id)).side_effects) }),
     reorderColumns: async (req, ctx) => {
-      const result = await columns.reorder(ctx, req.rundown_id, req.column_ids);
-      return { items: result.items.map(columnMessage), column_order_changed: result.column_order_changed };
+      const { result, side_effects } = await columns.reorder(ctx, req.rundown_id, req.column_ids);
+      return { items: result.map(columnMessage), side_effects: sideEffectMessages(side_effects) };
     },
-    adminCreateColumn: async (req) => writeMessage(await columns.adminCreate(req.rundown_id, req)),
   });
 }

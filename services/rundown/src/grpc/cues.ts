@@ -1,22 +1,21 @@
-import { AppError, bindService, type ServiceBinding } from '@rundown/shared';
+import { AppError, bindService, cueTypeNames, type ServiceBinding } from '@rundown/shared';
 import {
   CueServiceService,
   type CreateCue,
+  type CueType as CueTypeMessage,
   type PatchCue,
   type Position as PositionMessage,
-  type SideEffect as SideEffectMessage,
 } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { CueFields, PatchCueInput, CreateCueInput, BulkItem } from '../domain/cue-draft.js';
-import { cueTypes, type CueType, type Position } from '../domain/cue-tree.js';
-import type { CuesService, SideEffect } from '../domain/cues.js';
-import { cueMessage } from './messages.js';
+import type { CueType, Position } from '../domain/cue-tree.js';
+import type { CuesService } from '../domain/cues.js';
+import { cueMessage, sideEffectMessages as effectMessages } from './messages.js';
 
-function cueType(value: string | undefined): CueType | undefined {
+function cueType(value: CueTypeMessage | undefined): CueType | undefined {
   if (value === undefined) return undefined;
-  if (!(cueTypes as readonly string[]).includes(value)) {
-    throw AppError.validation('cues.invalid_payload', [{ path: ['type'], message: `Unknown cue type "${value}".`, code: 'invalid_value' }]);
-  }
-  return value as CueType;
+  const name = cueTypeNames.fromProto(value);
+  if (!name) throw AppError.validation('cues.invalid_payload', [{ path: ['type'], message: `Unknown cue type ${value}.`, code: 'invalid_value' }]);
+  return name;
 }
 
 function position(p: PositionMessage | undefined): Position | undefined {
@@ -71,8 +70,6 @@ function patchInput(m: PatchCue): PatchCueInput {
   };
 }
 
-const effectMessages = (effects: SideEffect[]): SideEffectMessage[] => effects.map((e) => ({ ...e }));
-
 /** gRPC ↔ domain mapping for cues; no rules live here. */
 export function cueHandlers(cues: CuesService): ServiceBinding {
   return bindService(CueServiceService, {
@@ -107,6 +104,5 @@ export function cueHandlers(cues: CuesService): ServiceBinding {
       const { result, side_effects } = await cues.reorder(ctx, req.rundown_id, items);
       return { items: result.map(cueMessage), side_effects: effectMessages(side_effects) };
     },
-    setPreventEdits: async (req) => cueMessage(await cues.setPreventEdits(req.rundown_id, req.cue_id, req.prevent_edits)),
   });
 }

@@ -1,7 +1,11 @@
 import { bindService, type ServiceBinding } from '@rundown/shared';
 import { MentionServiceService, type MentionFields as MentionFieldsMessage } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import type { MentionFields, MentionsService } from '../domain/mentions.js';
-import { mentionMessage } from './messages.js';
+import { mentionMessage, sideEffectMessages } from './messages.js';
+import type { WriteResult } from '../domain/side-effects.js';
+import type { MentionRow } from '../repositories/mentions.js';
+
+const written = (w: WriteResult<MentionRow>) => ({ mention: mentionMessage(w.result), side_effects: sideEffectMessages(w.side_effects) });
 
 function fieldsOf(message: MentionFieldsMessage | undefined): MentionFields {
   const fields: MentionFields = {};
@@ -16,15 +20,15 @@ export function mentionHandlers(mentions: MentionsService): ServiceBinding {
   return bindService(MentionServiceService, {
     listMentions: async (req, ctx) => ({ items: (await mentions.list(ctx, req.rundown_id)).map(mentionMessage) }),
     getMention: async (req, ctx) => mentionMessage(await mentions.get(ctx, req.rundown_id, req.mention_id)),
-    createMention: async (req, ctx) => mentionMessage(await mentions.create(ctx, req.rundown_id, fieldsOf(req.fields))),
-    updateMention: async (req, ctx) => mentionMessage(await mentions.update(ctx, req.rundown_id, req.mention_id, fieldsOf(req.fields))),
-    deleteMention: async (req, ctx) => {
-      await mentions.delete(ctx, req.rundown_id, req.mention_id);
-      return {};
-    },
+    createMention: async (req, ctx) => written(await mentions.create(ctx, req.rundown_id, fieldsOf(req.fields))),
+    updateMention: async (req, ctx) => written(await mentions.update(ctx, req.rundown_id, req.mention_id, fieldsOf(req.fields))),
+    deleteMention: async (req, ctx) => ({
+      side_effects: sideEffectMessages((await mentions.delete(ctx, req.rundown_id, req.mention_id)).side_effects),
+    }),
     bulkMentions: async (req, ctx) => {
       const items = req.items.map((i) => ({ ...(i.id !== undefined ? { id: i.id } : {}), fields: fieldsOf(i.fields) }));
-      return { items: (await mentions.bulk(ctx, req.rundown_id, items)).map(mentionMessage) };
+      const { result, side_effects } = await mentions.bulk(ctx, req.rundown_id, items);
+      return { items: result.map(mentionMessage), side_effects: sideEffectMessages(side_effects) };
     },
   });
 }

@@ -4,14 +4,19 @@ import type { PlayableOrderService } from '../domain/playable-order.js';
 import { cueMessage } from './messages.js';
 
 /**
- * gRPC ↔ domain mapping for the runner's question. A call without a team is the runner acting on
- * its own (a timed job, the admin reset): it reaches any live rundown, as the admin RPCs do.
+ * gRPC ↔ domain mapping for the runner's question. Only the runner may ask (under its own signed
+ * identity); it reaches any live rundown and checks a caller's visibility itself (the answer names
+ * the rundown's team).
  */
 export function playableOrderHandlers(service: PlayableOrderService): ServiceBinding {
-  return bindService(PlayableOrderServiceService, {
-    getPlayableOrder: async (req, ctx) => {
-      const order = await service.get(ctx.teamId ? ctx : 'admin', req.rundown_id);
-      return { rundown_id: order.rundown_id, team_id: order.team_id, cues: order.cues.map(cueMessage) };
+  return bindService(
+    PlayableOrderServiceService,
+    {
+      getPlayableOrder: async (req) => {
+        const order = await service.get(req.rundown_id);
+        return { rundown_id: order.rundown_id, team_id: order.team_id, cues: order.cues.map(cueMessage) };
+      },
     },
-  });
+    { edge: [], services: { runner: ['getPlayableOrder'] } },
+  );
 }

@@ -1,7 +1,5 @@
 import type { Db } from '@rundown/shared';
-import type { DataSource, EntityManager } from 'typeorm';
 import type { CueRow } from '../domain/cue-draft.js';
-import type { CueTreeNode } from './rundowns.js';
 
 
 /** The selected columns, qualified by `t` where a statement joins another relation. */
@@ -32,21 +30,15 @@ function columns(rows: CueRow[]) {
 const unnestCues = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::bigint[], $8::boolean[],
   $9::boolean[], $10::boolean[]) AS u(id, type, title, subtitle, duration_ms, background_color, start_time, skip, auto_advance, scheduled)`;
 
+/** Cue rows (their order is the rundown row's cue tree: RundownsRepository.saveCueOrder). */
 export class CuesRepository {
-  constructor(readonly db: DataSource) {}
-
-  /** Reads that must agree with each other (the order on the rundown row and the cue rows) share one snapshot. */
-  snapshot<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction('REPEATABLE READ', work);
-  }
-
   async all(db: Db, rundownId: string): Promise<CueRow[]> {
     const rows = (await db.query(`SELECT ${cueColumns()} FROM rundown.cues WHERE rundown_id = $1`, [rundownId])) as StoredCue[];
     return rows.map(toRow);
   }
 
   /** Stamps come from the database clock, as for every other row; the rows get them back. */
-  async insert(tx: EntityManager, rundownId: string, rows: CueRow[]): Promise<CueRow[]> {
+  async insert(tx: Db, rundownId: string, rows: CueRow[]): Promise<CueRow[]> {
     if (!rows.length) return [];
     const stored = (await tx.query(
       `INSERT INTO rundown.cues (id, rundown_id, type, title, subtitle, duration_ms, background_color, start_time, skip, auto_advance, scheduled)
@@ -59,7 +51,7 @@ export class CuesRepository {
   }
 
   /** Writes every field but the lock (the admin surface alone sets it). */
-  async update(tx: EntityManager, rundownId: string, rows: CueRow[]): Promise<CueRow[]> {
+  async update(tx: Db, rundownId: string, rows: CueRow[]): Promise<CueRow[]> {
     if (!rows.length) return [];
     const [stored] = (await tx.query(
       `UPDATE rundown.cues c SET type = u.type, title = u.title, subtitle = u.subtitle, duration_ms = u.duration_ms,
@@ -73,24 +65,16 @@ export class CuesRepository {
     return stored.map(toRow);
   }
 
-  async delete(tx: EntityManager, rundownId: string, ids: string[]): Promise<void> {
+  async delete(tx: Db, rundownId: string, ids: string[]): Promise<void> {
     if (!ids.length) return;
     await tx.query('DELETE FROM rundown.cues WHERE rundown_id = $1 AND id = ANY($2)', [rundownId, ids]);
   }
 
-  async setPreventEdits(tx: EntityManager, rundownId: string, cueId: string, value: boolean): Promise<CueRow | undefined> {
+  async setPreventEdits(tx: Db, rundownId: string, cueId: string, value: boolean): Promise<CueRow | undefined> {
     const [rows] = (await tx.query(
       `UPDATE rundown.cues SET prevent_edits = $3, updated_at = clock_timestamp() WHERE rundown_id = $1 AND id = $2 RETURNING ${cueColumns()}`,
       [rundownId, cueId, value],
     )) as [StoredCue[], number];
     return rows[0] && toRow(rows[0]);
-  }
-
-  /** The order and the playable total always change with the cues, in the same transaction. */
-  async saveOrder(tx: EntityManager, rundownId: string, order: CueTreeNode[], playableMs: number): Promise<void> {
-    await tx.query(
-      'UPDATE rundown.rundowns SET cue_tree = $2, playable_duration_ms = $3, updated_at = clock_timestamp() WHERE id = $1',
-      [rundownId, JSON.stringify(order), playableMs],
-    );
   }
 }

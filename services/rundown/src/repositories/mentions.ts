@@ -1,5 +1,4 @@
 import type { Db } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
 
 
 export interface MentionRow {
@@ -29,7 +28,7 @@ export class MentionsRepository {
   }
 
   /** Inserts in the given order (which becomes their list order). */
-  async insert(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
+  async insert(tx: Db, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
     if (!rows.length) return [];
     return (await tx.query(
       `INSERT INTO rundown.mentions (id, rundown_id, name, color, description)
@@ -42,7 +41,7 @@ export class MentionsRepository {
   }
 
   /** Writes the given values; answers the rows that changed (only their updated_at moves). */
-  async update(tx: EntityManager, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
+  async update(tx: Db, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
     if (!rows.length) return [];
     const [changed] = (await tx.query(
       `UPDATE rundown.mentions AS t SET name = m.name, color = m.color, description = m.description, updated_at = clock_timestamp()
@@ -55,7 +54,7 @@ export class MentionsRepository {
     return changed;
   }
 
-  async remove(tx: EntityManager, rundownId: string, id: string): Promise<boolean> {
+  async remove(tx: Db, rundownId: string, id: string): Promise<boolean> {
     const [, count] = (await tx.query('DELETE FROM rundown.mentions WHERE rundown_id = $1 AND id = $2', [rundownId, id])) as [unknown, number];
     return count > 0;
   }

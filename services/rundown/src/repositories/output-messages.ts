@@ -1,5 +1,4 @@
 import type { Db } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
 
 
 export interface OutputMessageRow {
@@ -22,7 +21,7 @@ export class OutputMessagesRepository {
     return rows[0];
   }
 
-  async save(tx: EntityManager, rundownId: string, m: OutputMessageValues): Promise<OutputMessageRow> {
+  async save(tx: Db, rundownId: string, m: OutputMessageValues): Promise<OutputMessageRow> {
     const [row] = (await tx.query(
       `INSERT INTO rundown.output_messages (rundown_id, text, visible, color, bold, underline) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (rundown_id) DO UPDATE SET text = excluded.text, visible = excluded.visible, color = excluded.color,

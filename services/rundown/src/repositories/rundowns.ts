@@ -1,5 +1,5 @@
 import type { Db } from '@rundown/shared';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { RundownStatus } from '../domain/rundowns.js';
 import type { Settings } from '../domain/settings.js';
 
 export interface CueTreeNode {
@@ -13,7 +13,7 @@ export interface RundownRow {
   title: string;
   timezone: string | null;
   start_time: number | null;
-  status: string;
+  status: RundownStatus;
   settings: Settings;
   cue_tree: CueTreeNode[];
   column_ids: string[];
@@ -45,15 +45,10 @@ const rundownColumns = `id, team_id, title, timezone, start_time::float8 AS star
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_key`;
 
 
+/** The rundown rows (their cue tree and column order included); every method takes its handle. */
 export class RundownsRepository {
-  constructor(readonly db: DataSource) {}
-
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
   /** Serializes rundown creation per team, so the quota cannot be overrun by racing creates. */
-  async lockTeam(tx: EntityManager, teamId: string): Promise<void> {
+  async lockTeam(tx: Db, teamId: string): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rundowns:${teamId}`]);
   }
 
@@ -65,7 +60,7 @@ export class RundownsRepository {
   }
 
   async insert(
-    tx: EntityManager,
+    tx: Db,
     row: Pick<
       RundownRow,
       'id' | 'team_id' | 'title' | 'timezone' | 'start_time' | 'status' | 'settings' | 'column_ids' | 'cue_tree' | 'playable_duration_ms'
@@ -89,23 +84,6 @@ export class RundownsRepository {
     );
   }
 
-  /** Inserts the columns and answers their rows (with the database's timestamps). */
-  async insertColumns(tx: EntityManager, columns: Pick<ColumnRow, 'id' | 'rundown_id' | 'name' | 'type' | 'private'>[]): Promise<ColumnRow[]> {
-    if (!columns.length) return [];
-    return (await tx.query(
-      `INSERT INTO rundown.columns (id, rundown_id, name, type, private)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[])
-       RETURNING id, rundown_id, name, type, private, created_at, updated_at`,
-      [
-        columns.map((c) => c.id),
-        columns.map((c) => c.rundown_id),
-        columns.map((c) => c.name),
-        columns.map((c) => c.type),
-        columns.map((c) => c.private),
-      ],
-    )) as ColumnRow[];
-  }
-
   /**
    * A live rundown, of the given team (`undefined`: of any team — the admin surface only);
    * `forUpdate` takes the row lock every content write starts with.
@@ -121,6 +99,7 @@ export class RundownsRepository {
   }
 
   async page(
+    db: Db,
     teamId: string,
     limit: number,
     after: { created_key: string; id: string } | undefined,
@@ -136,14 +115,14 @@ export class RundownsRepository {
       values.push(after.created_key, after.id);
       where += ` AND (created_at, id) < ($${values.length - 1}::timestamp AT TIME ZONE 'UTC', $${values.length})`;
     }
-    return (await this.db.query(
+    return (await db.query(
       `SELECT ${rundownColumns} FROM rundown.rundowns WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
       values,
     )) as RundownRow[];
   }
 
   async update(
-    tx: EntityManager,
+    tx: Db,
     id: string,
     patch: Partial<Pick<RundownRow, 'title' | 'timezone' | 'start_time' | 'status' | 'settings'>>,
   ): Promise<RundownRow> {
@@ -161,11 +140,24 @@ export class RundownsRepository {
     return rows[0]!;
   }
 
-  async softDelete(tx: EntityManager, teamId: string, id: string): Promise<boolean> {
+  async softDelete(tx: Db, teamId: string, id: string): Promise<boolean> {
     const result = (await tx.query(
       `UPDATE rundown.rundowns SET deleted_at = clock_timestamp() WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL`,
       [id, teamId],
     )) as [unknown[], number];
     return result[1] > 0;
+  }
+
+  /** The cue tree and the playable total always change with the cues, in the same transaction. */
+  async saveCueOrder(tx: Db, rundownId: string, order: CueTreeNode[], playableMs: number): Promise<void> {
+    await tx.query(
+      'UPDATE rundown.rundowns SET cue_tree = $2, playable_duration_ms = $3, updated_at = clock_timestamp() WHERE id = $1',
+      [rundownId, JSON.stringify(order), playableMs],
+    );
+  }
+
+  /** The column order (private columns included). */
+  async saveColumnOrder(tx: Db, rundownId: string, columnIds: string[]): Promise<void> {
+    await tx.query('UPDATE rundown.rundowns SET column_ids = $2, updated_at = clock_timestamp() WHERE id = $1', [rundownId, columnIds]);
   }
 }

@@ -1,5 +1,4 @@
 import type { Db } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
 
 
 export interface TextVariableRow {
@@ -31,7 +30,7 @@ export class TextVariablesRepository {
    * Creates the missing keys (in the given order) and sets the value of the others; updated_at
    * moves only where the value changed. Returns the rows in the given order.
    */
-  async upsert(tx: EntityManager, rundownId: string, items: { key: string; value: string }[]): Promise<TextVariableRow[]> {
+  async upsert(tx: Db, rundownId: string, items: { key: string; value: string }[]): Promise<TextVariableRow[]> {
     if (!items.length) return [];
     const rows = (await tx.query(
       `INSERT INTO rundown.text_variables AS t (rundown_id, key, value)
@@ -46,11 +45,11 @@ export class TextVariablesRepository {
   }
 
   /** Deletes every variable of the rundown whose key is not in `keep`. */
-  async removeOthers(tx: EntityManager, rundownId: string, keep: string[]): Promise<void> {
+  async removeOthers(tx: Db, rundownId: string, keep: string[]): Promise<void> {
     await tx.query('DELETE FROM rundown.text_variables WHERE rundown_id = $1 AND NOT (key = ANY($2))', [rundownId, keep]);
   }
 
-  async remove(tx: EntityManager, rundownId: string, key: string): Promise<boolean> {
+  async remove(tx: Db, rundownId: string, key: string): Promise<boolean> {
     const [, count] = (await tx.query('DELETE FROM rundown.text_variables WHERE rundown_id = $1 AND key = $2', [rundownId, key])) as [
       unknown,
       number,

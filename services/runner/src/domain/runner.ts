@@ -1,8 +1,8 @@
-import { isAppError, type CallerContext, type Db } from '@rundown/shared';
+import { AppError, isAppError, type CallerContext, type Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ShowRow, ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
-import { PlayableOrder, placeActive, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
+import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
 
 /** The playable order as the rundown context reports it, with each cue's full record (for events). */
 export interface SourcedOrder<R> {
@@ -11,10 +11,20 @@ export interface SourcedOrder<R> {
   records: ReadonlyMap<string, R>;
 }
 
-/** Where the playable order comes from (the rundown context, over gRPC). */
+/** Where the playable order comes from (the rundown context, over gRPC; a deleted rundown is `rundowns.not_found`). */
 export interface OrderSource<R> {
-  /** With a caller, its reach applies (unknown or hidden rundown: `rundowns.not_found`); without, the runner's own. */
-  get(rundownId: string, caller?: CallerContext): Promise<SourcedOrder<R>>;
+  get(rundownId: string, requestId?: string): Promise<SourcedOrder<R>>;
+}
+
+/**
+ * The rundown as a caller may see it (the rule every read of the rundown context applies): its
+ * team's, and the token's own rundown when the token is scoped to one. Anything else does not exist.
+ */
+async function visibleOrder<R>(orders: OrderSource<R>, rundownId: string, caller: CallerContext): Promise<SourcedOrder<R>> {
+  if (!caller.teamId || (caller.tokenRundownId && caller.tokenRundownId !== rundownId)) throw new AppError('rundowns.not_found');
+  const source = await orders.get(rundownId, caller.requestId);
+  if (source.team_id !== caller.teamId) throw new AppError('rundowns.not_found');
+  return source;
 }
 
 /** The delayed jobs (BullMQ): after each commit, the new revision's jobs replace the old ones. */
@@ -83,10 +93,11 @@ export class RunnerService<R> {
    * creates its show row in pre-show, so that edits keep its `next_cue` current from then on.
    */
   async status(ctx: CallerContext, rundownId: string): Promise<Status> {
-    const source = await this.orders.get(rundownId, ctx);
+    const source = await visibleOrder(this.orders, rundownId, ctx);
+    const order = new PlayableOrder(source.cues);
     let row = await this.shows.find(this.db, rundownId);
-    if (!row) row = await this.shows.create(this.db, rundownId, source.team_id);
-    const current = status(rundownId, row.state, new PlayableOrder(source.cues), this.clock());
+    if (!row) row = await this.shows.create(this.db, rundownId, source.team_id, status(rundownId, preShow(), order, this.clock()));
+    const current = status(rundownId, row.state, order, this.clock());
     await this.sink.changed(current, source.team_id);
     return current;
   }
@@ -132,10 +143,13 @@ export class RunnerService<R> {
       const row = await this.shows.lockExisting(tx, rundownId);
       if (!row) return null;
       const now = this.clock();
-      const candidate = { ...row.state, revision: row.state.revision + 1, playable_ids: placeActive(order.ids, row.state.playable_ids, row.state.active?.cue_id) };
+      const kept = { ...row.state, playable_ids: placeActive(order.ids, row.state.playable_ids, row.state.active?.cue_id) };
+      // Compared at the current revision: only what an edit changed counts.
+      const view = statusView(status(rundownId, kept, order, now));
+      const committedView = row.view ?? statusView(status(rundownId, row.state, new PlayableOrder([]), now));
+      if (sameView(view, committedView) && sameJobs(plannedJobs(rundownId, kept, order, now), row.jobs)) return null;
+      const candidate = { ...kept, revision: row.state.revision + 1 };
       const jobs = plannedJobs(rundownId, candidate, order, now);
-      const view = statusView(status(rundownId, candidate, order, now));
-      if (JSON.stringify(view) === JSON.stringify(row.view) && sameJobs(jobs, row.jobs)) return null;
       const after = status(rundownId, candidate, order, now);
       await this.shows.save(tx, rundownId, candidate, jobs, after);
       await this.events.status(tx, after, row.team_id, source.records);
@@ -166,7 +180,7 @@ export class RunnerService<R> {
    * handed over a little early) after the order was fetched, before it takes the lock.
    */
   private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number, notBefore?: number): Promise<ActResult | null> {
-    const source = await this.orders.get(rundownId, reach === 'runner' ? undefined : reach);
+    const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
     const early = notBefore === undefined ? 0 : notBefore - this.clock();
     if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));

@@ -180,6 +180,15 @@ export function status(rundownId: string, state: ShowState, order: PlayableOrder
   };
 }
 
+/** Whether two views show the same (key order aside: PostgreSQL's jsonb keeps its own). */
+export function sameView(a: unknown, b: unknown): boolean {
+  const canonical = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, x]) => [k, canonical(x)]))
+      : v;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
 /** What a status shows, without its clock: two equal views need no new revision. */
 export function statusView(s: Status): Omit<Status, 'server_time'> {
   const { server_time: _clock, ...view } = s;

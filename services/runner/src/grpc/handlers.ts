@@ -1,6 +1,7 @@
-import { AppError, bindService, type ServiceBinding } from '@rundown/shared';
+import { AppError, bindAdminService, bindService, type ServiceBinding } from '@rundown/shared';
 import {
   Phase,
+  RunnerAdminServiceService,
   RunnerServiceService,
   type ActRequest,
   type SideEffect as SideEffectMessage,
@@ -59,11 +60,21 @@ function action(req: ActRequest): Action {
   }
 }
 
-/** gRPC ↔ domain mapping for the runner; no rules live here. */
+/** gRPC ↔ domain mapping for the runner; no rules live here. The gateway calls it for API tokens. */
 export function runnerHandlers(runner: RunnerService<unknown>): ServiceBinding {
-  return bindService(RunnerServiceService, {
-    act: async (req, ctx) => actMessage(await runner.act(ctx, req.rundown_id, action(req))),
-    getStatus: async (req, ctx) => statusMessage(await runner.status(ctx, req.rundown_id)),
+  return bindService(
+    RunnerServiceService,
+    {
+      act: async (req, ctx) => actMessage(await runner.act(ctx, req.rundown_id, action(req))),
+      getStatus: async (req, ctx) => statusMessage(await runner.status(ctx, req.rundown_id)),
+    },
+    { edge: 'all' },
+  );
+}
+
+/** The admin surface (own port, the gateway's admin listener only). */
+export function runnerAdminHandlers(runner: RunnerService<unknown>): ServiceBinding {
+  return bindAdminService(RunnerAdminServiceService, {
     reset: async (req) => actMessage(await runner.reset(req.rundown_id)),
   });
 }

@@ -75,8 +75,12 @@ export class ShowsRepository {
   }
 
   /** A pre-show row for a rundown first asked about (a concurrent creator wins; its row is answered). */
-  async create(db: Db, rundownId: string, teamId: string): Promise<ShowRow> {
-    await db.query('INSERT INTO runner.shows (rundown_id, team_id) VALUES ($1, $2) ON CONFLICT (rundown_id) DO NOTHING', [rundownId, teamId]);
+  async create(db: Db, rundownId: string, teamId: string, view: Status): Promise<ShowRow> {
+    await db.query('INSERT INTO runner.shows (rundown_id, team_id, view) VALUES ($1, $2, $3) ON CONFLICT (rundown_id) DO NOTHING', [
+      rundownId,
+      teamId,
+      JSON.stringify(statusView(view)),
+    ]);
     return (await this.find(db, rundownId))!;
   }
 

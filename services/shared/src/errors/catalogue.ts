@@ -1,10 +1,14 @@
 import { STATUS_CODES } from 'node:http';
+import { limits } from '../limits.js';
 
 /**
  * The error catalogue: every code the service can answer with, its HTTP status, a default
  * detail and what its `details` carry. The single source for the services, the gateway, the
  * OpenAPI document and the served error reference. Codes keep their meaning forever.
  */
+/** Numbers as the details read them (1,000). */
+const n = (value: number) => value.toLocaleString('en-US');
+
 interface Entry {
   status: number;
   detail: string;
@@ -58,7 +62,7 @@ const entries = {
   'payload.too_large': { status: 413, detail: 'The payload is too large.', details: ['limit', 'received', 'unit'] },
   'bulk.too_many_items': {
     status: 422,
-    detail: 'A bulk request carries at most 500 items.',
+    detail: `A bulk request carries at most ${n(limits.bulkItems)} items.`,
     details: ['limit', 'received', 'unit', 'resource'],
   },
   'plan.limit_exceeded': {
@@ -70,7 +74,7 @@ const entries = {
   // Idempotency
   'idempotency.invalid_key': {
     status: 400,
-    detail: 'An Idempotency-Key is at most 256 characters.',
+    detail: `An Idempotency-Key is at most ${n(limits.idempotencyKeyChars)} characters.`,
     details: ['key_length', 'max'],
   },
   'idempotency.in_flight': {
@@ -102,7 +106,7 @@ const entries = {
   'cues.empty_patch': { status: 422, detail: 'Send at least one field to change.' },
   'cues.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 1,000 cues, group children included.',
+    detail: `A rundown holds at most ${n(limits.cuesPerRundown)} cues, group children included.`,
     details: ['limit', 'received', 'unit'],
   },
   'cues.invalid_position': { status: 422, detail: 'The position is well-formed but impossible.' },
@@ -149,7 +153,7 @@ const entries = {
   },
   'columns.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 50 columns, private ones included.',
+    detail: `A rundown holds at most ${n(limits.columnsPerRundown)} columns, private ones included.`,
     details: ['limit', 'received', 'unit'],
   },
 
@@ -189,7 +193,7 @@ const entries = {
   },
   'mentions.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 100 mentions.',
+    detail: `A rundown holds at most ${n(limits.mentionsPerRundown)} mentions.`,
     details: ['rundown_id', 'max'],
   },
 
@@ -211,7 +215,7 @@ const entries = {
   },
   'text_variables.too_many': {
     status: 422,
-    detail: 'A rundown holds at most 100 text variables.',
+    detail: `A rundown holds at most ${n(limits.textVariablesPerRundown)} text variables.`,
     details: ['attempted'],
   },
 

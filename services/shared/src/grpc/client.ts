@@ -1,25 +1,71 @@
-import { credentials, Client, type ChannelOptions } from '@grpc/grpc-js';
-import { contextToMetadata, type CallerContext } from './context.js';
+import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream } from '@grpc/grpc-js';
+import type { CallerContext } from './context.js';
 import { fromGrpcError } from './errors.js';
+import type { ContextSigner } from './trust.js';
 
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
 type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
 
-/** A promise client: every method takes the request and the caller, and throws catalogue errors. */
+/** Per-call options of a server-streaming method. */
+export interface StreamCallOptions {
+  /** Aborting cancels the call: the server's iterator is returned and its signal aborts. */
+  signal?: AbortSignal;
+  /** The whole stream's deadline; none by default (live streams stay open until cancelled). */
+  deadlineMs?: number;
+}
+
+/**
+ * A promise client: every unary method takes the request and the caller and throws catalogue
+ * errors; every server-streaming method returns an async iterable of responses (leaving the
+ * `for await` early, or aborting `signal`, cancels the call; a catalogue error the server
+ * raised mid-stream is thrown by the loop).
+ */
 export type PromiseClient<Def> = {
-  [K in keyof Def]: (request: RequestOf<Def[K]>, ctx: CallerContext) => Promise<ResponseOf<Def[K]>>;
+  [K in keyof Def]: Def[K] extends { responseStream: true }
+    ? (request: RequestOf<Def[K]>, ctx: CallerContext, options?: StreamCallOptions) => AsyncIterable<ResponseOf<Def[K]>>
+    : (request: RequestOf<Def[K]>, ctx: CallerContext) => Promise<ResponseOf<Def[K]>>;
 } & { close(): void };
 
-interface UnaryMethod {
+interface Method {
   path: string;
+  responseStream: boolean;
   requestSerialize: (value: unknown) => Buffer;
   responseDeserialize: (value: Buffer) => unknown;
 }
 
+/** Reads a server stream as an async iterable; ends quietly when the caller cancelled it. */
+async function* readStream(start: () => ClientReadableStream<unknown>, signal: AbortSignal | undefined): AsyncGenerator<unknown> {
+  const call = start(); // on the first next(): an iterable nobody reads opens no call
+  let cancelledHere = false;
+  let ended = false;
+  const cancel = () => {
+    cancelledHere = true;
+    call.cancel();
+  };
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    for await (const message of call) yield message;
+    ended = true;
+  } catch (error) {
+    ended = true;
+    if (cancelledHere && (error as { code?: number }).code === GrpcStatus.CANCELLED) return;
+    throw fromGrpcError(error);
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    // The consumer left the loop early (break, throw): tell the server.
+    if (!ended) call.cancel();
+  }
+}
+
+/**
+ * A client of one service for one principal: `signer` (from `ContextKeys.signer(principal)`)
+ * signs the caller context of every call for that call's method.
+ */
 export function createClient<Def extends object>(
   definition: Def,
   address: string,
-  options: { deadlineMs?: number; channelOptions?: ChannelOptions } = {},
+  options: { signer: ContextSigner; deadlineMs?: number; channelOptions?: ChannelOptions },
 ): PromiseClient<Def> {
   const client = new Client(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
@@ -28,19 +74,33 @@ export function createClient<Def extends object>(
   const deadlineMs = options.deadlineMs ?? 5_000;
   const methods: Record<string, unknown> = { close: () => client.close() };
   for (const [name, raw] of Object.entries(definition)) {
-    const method = raw as UnaryMethod;
-    methods[name] = (request: unknown, ctx: CallerContext) =>
-      new Promise((resolve, reject) => {
-        client.makeUnaryRequest(
-          method.path,
-          method.requestSerialize,
-          method.responseDeserialize,
-          request,
-          contextToMetadata(ctx),
-          { deadline: Date.now() + deadlineMs },
-          (err, response) => (err ? reject(fromGrpcError(err)) : resolve(response)),
-        );
-      });
+    const method = raw as Method;
+    methods[name] = method.responseStream
+      ? (request: unknown, ctx: CallerContext, call: StreamCallOptions = {}) =>
+          readStream(
+            () =>
+              client.makeServerStreamRequest(
+                method.path,
+                method.requestSerialize,
+                method.responseDeserialize,
+                request,
+                options.signer(ctx, method.path),
+                call.deadlineMs !== undefined ? { deadline: Date.now() + call.deadlineMs } : {},
+              ),
+            call.signal,
+          )
+      : (request: unknown, ctx: CallerContext) =>
+          new Promise((resolve, reject) => {
+            client.makeUnaryRequest(
+              method.path,
+              method.requestSerialize,
+              method.responseDeserialize,
+              request,
+              options.signer(ctx, method.path),
+              { deadline: Date.now() + deadlineMs },
+              (err, response) => (err ? reject(fromGrpcError(err)) : resolve(response)),
+            );
+          });
   }
   return methods as PromiseClient<Def>;
 }

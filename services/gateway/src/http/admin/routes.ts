@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
+import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
-import type { Clients } from '../../edge/clients.js';
+import type { AdminClients, Clients } from '../../edge/clients.js';
 import { columnJson, orderChanged } from '../v1/columns.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -59,7 +59,7 @@ const mintToken = z
 const cueLock = z.strictObject({ prevent_edits: z.boolean() });
 
 /** The admin surface of CONTRACT §9 (stands in for the dashboard); served only on the admin listener. */
-export function adminRoutes(clients: Clients): RouteDef[] {
+export function adminRoutes(clients: Clients, admin: AdminClients): RouteDef[] {
   return [
     defineRoute({
       method: 'post',
@@ -70,7 +70,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       body: createTeam,
       successStatus: 201,
       handler: async ({ body, caller }) => {
-        const team = await clients.auth.createTeam(
+        const team = await admin.auth.createTeam(
           {
             name: body.name,
             plan: planToProto[body.plan ?? 'free'],
@@ -88,7 +88,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       summary: 'Read a team',
       tag: 'Admin',
       auth: 'bearer',
-      handler: async ({ params, caller }) => ({ data: teamJson(await clients.auth.getTeam({ team_id: params.team_id! }, caller)) }),
+      handler: async ({ params, caller }) => ({ data: teamJson(await admin.auth.getTeam({ team_id: params.team_id! }, caller)) }),
     }),
     defineRoute({
       method: 'patch',
@@ -99,7 +99,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       body: patchTeam,
       emptyPatch: 'bad_request',
       handler: async ({ params, body, caller }) => {
-        const team = await clients.auth.updateTeam(
+        const team = await admin.auth.updateTeam(
           {
             team_id: params.team_id!,
             plan: body.plan ? planToProto[body.plan] : Plan.PLAN_UNSPECIFIED,
@@ -124,7 +124,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       handler: async ({ params, body, caller }) => {
         // A rundown-scoped token must name a live rundown of that team (else it could see nothing).
         if (body.rundown_id) await clients.rundown.getRundown({ rundown_id: body.rundown_id }, { requestId: caller.requestId, teamId: params.team_id! });
-        const minted = await clients.auth.mintToken(
+        const minted = await admin.auth.mintToken(
           {
             team_id: params.team_id!,
             role: roleToProto[body.role],
@@ -146,7 +146,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       tag: 'Admin',
       auth: 'bearer',
       handler: async ({ params, caller }) => {
-        const { items } = await clients.auth.listTokens({ team_id: params.team_id! }, caller);
+        const { items } = await admin.auth.listTokens({ team_id: params.team_id! }, caller);
         return { data: { items: items.map(tokenJson), next_cursor: null } };
       },
     }),
@@ -158,7 +158,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       auth: 'bearer',
       successStatus: 204,
       handler: async ({ params, caller }) => {
-        await clients.auth.revokeToken({ token_id: params.token_id! }, caller);
+        await admin.auth.revokeToken({ token_id: params.token_id! }, caller);
         return {};
       },
     }),
@@ -170,7 +170,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       auth: 'bearer',
       successStatus: 204,
       handler: async ({ params, caller }) => {
-        await clients.auth.rotateTeamTokens({ team_id: params.team_id! }, caller);
+        await admin.auth.rotateTeamTokens({ team_id: params.team_id! }, caller);
         return {};
       },
     }),
@@ -186,7 +186,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       errors: ['rundowns.not_found', 'columns.too_many'],
       response: adminColumnRecord,
       handler: async ({ params, body, caller }) => {
-        const written = await clients.columns.adminCreateColumn({ rundown_id: params.id!, ...body }, caller);
+        const written = await admin.rundown.adminCreateColumn({ rundown_id: params.id!, ...body, type: columnTypeNames.toProto(body.type) }, caller);
         return {
           data: { ...columnJson(written.column!), private: written.column!.private },
           sideEffects: orderChanged(params.id!, written),
@@ -201,7 +201,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       auth: 'bearer',
       successStatus: 201,
       handler: async ({ params, caller }) => {
-        const { token } = await clients.auth.issueV0Token({ team_id: params.team_id! }, caller);
+        const { token } = await admin.auth.issueV0Token({ team_id: params.team_id! }, caller);
         return { data: { token } };
       },
     }),
@@ -216,7 +216,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       errors: ['rundowns.not_found', 'cues.not_found'],
       handler: async ({ params, body, caller }) => ({
         data: cueJson(
-          await clients.cues.setPreventEdits({ rundown_id: params.id!, cue_id: params.cue_id!, prevent_edits: body.prevent_edits }, caller),
+          await admin.rundown.setPreventEdits({ rundown_id: params.id!, cue_id: params.cue_id!, prevent_edits: body.prevent_edits }, caller),
         ),
       }),
     }),
@@ -228,7 +228,7 @@ export function adminRoutes(clients: Clients): RouteDef[] {
       auth: 'bearer',
       errors: ['rundowns.not_found'],
       response: statusRecord,
-      handler: async ({ params, caller }) => actReply(params.id!, await clients.runner.reset({ rundown_id: params.id! }, caller)),
+      handler: async ({ params, caller }) => actReply(params.id!, await admin.runner.reset({ rundown_id: params.id! }, caller)),
     }),
   ];
 }

@@ -1,19 +1,16 @@
 import { z } from 'zod';
-import { AppError } from '@rundown/shared';
-import type { Column, ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
+import type { ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
-import type { SideEffect } from '../envelope.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { columnJson, sideEffectsJson } from './records.js';
 import { columnRecord, createColumnBody, patchColumnBody, reorderColumnsBody } from './schemas/columns.js';
 
-export function columnJson(c: Column) {
-  return { id: c.id, name: c.name, type: c.type, created_at: c.created_at, updated_at: c.updated_at };
-}
+export { columnJson };
 
-/** `rundown.changed` when a write moved the public column order. */
-export function orderChanged(rundownId: string, write: Pick<ColumnWriteResponse, 'column_order' | 'column_order_changed'>): SideEffect[] {
-  return write.column_order_changed ? [{ type: 'rundown.changed', rundown_id: rundownId, column_order: write.column_order }] : [];
+/** The side effects of a column write, as the rundown service decided them (the admin routes use it too). */
+export function orderChanged(_rundownId: string, write: Pick<ColumnWriteResponse, 'side_effects'>) {
+  return sideEffectsJson(write.side_effects);
 }
 
 /** RFC 7240: a DELETE answers 204, unless the client prefers to see what it caused. */
@@ -86,9 +83,8 @@ export function columnRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: [...notFoundErrors, 'columns.invalid_position'],
       response: columnRecord,
       handler: async ({ params, body, caller }) => {
-        const { name, ...position } = body;
-        if (name === undefined) throw new AppError('columns.empty_patch');
-        const written = await clients.columns.updateColumn({ rundown_id: params.id!, column_id: params.column_id!, name, ...position }, caller);
+        // Without a name the rundown service answers columns.empty_patch.
+        const written = await clients.columns.updateColumn({ rundown_id: params.id!, column_id: params.column_id!, ...body }, caller);
         return { data: columnJson(written.column!), sideEffects: orderChanged(params.id!, written) };
       },
     }),
@@ -104,14 +100,7 @@ export function columnRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       handler: async ({ params, caller, req }) => {
         const deleted = await clients.columns.deleteColumn({ rundown_id: params.id!, column_id: params.column_id! }, caller);
         if (!wantsRepresentation(req.get('prefer'))) return {};
-        return {
-          status: 200,
-          data: null,
-          sideEffects: [
-            { type: 'column.deleted', rundown_id: params.id!, column_id: params.column_id!, cell_count: deleted.cell_count },
-            ...orderChanged(params.id!, { column_order: deleted.column_order, column_order_changed: true }),
-          ],
-        };
+        return { status: 200, data: null, sideEffects: sideEffectsJson(deleted.side_effects) };
       },
     }),
     defineRoute({
@@ -127,10 +116,7 @@ export function columnRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       response: z.object({ items: z.array(columnRecord) }),
       handler: async ({ params, body, caller }) => {
         const result = await clients.columns.reorderColumns({ rundown_id: params.id!, column_ids: body.column_ids }, caller);
-        return {
-          data: { items: result.items.map(columnJson) },
-          sideEffects: orderChanged(params.id!, { column_order: body.column_ids, column_order_changed: result.column_order_changed }),
-        };
+        return { data: { items: result.items.map(columnJson) }, sideEffects: sideEffectsJson(result.side_effects) };
       },
     }),
   ];

@@ -1,8 +1,9 @@
+import { cueTypeNames } from '@rundown/shared';
 import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { cueJson, sideEffectJson } from './records.js';
+import { cueJson, sideEffectsJson } from './records.js';
 import {
   bulkCuesBody,
   cueBody,
@@ -25,7 +26,7 @@ function positionMessage(p: PositionBody | undefined): Position | undefined {
 }
 
 const shared = (b: CueBody) => ({
-  type: b.type,
+  type: b.type && cueTypeNames.toProto(b.type),
   title: b.title,
   subtitle: b.subtitle,
   duration_ms: b.duration_ms,
@@ -109,7 +110,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
         return {
           data: cueJson(cue!),
           location: `${urls.base}/rundowns/${params.id}/cues/${cue!.id}`,
-          sideEffects: side_effects.map(sideEffectJson),
+          sideEffects: sideEffectsJson(side_effects),
         };
       },
     }),
@@ -143,7 +144,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           { rundown_id: params.id!, patch: patchCueMessage(params.cue_id!, body) },
           caller,
         );
-        return { data: cueJson(cue!), sideEffects: side_effects.map(sideEffectJson) };
+        return { data: cueJson(cue!), sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({
@@ -176,7 +177,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           { rundown_id: params.id!, items: body.items.map(bulkItemMessage) },
           caller,
         );
-        return { data: { items: items.map(cueJson) }, sideEffects: side_effects.map(sideEffectJson) };
+        return { data: { items: items.map(cueJson) }, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({
@@ -195,7 +196,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           { rundown_id: params.id!, items: body.items.map((i) => ({ id: i.id, parent_id: i.parent_id ?? undefined })) },
           caller,
         );
-        return { data: { items: items.map(cueJson) }, sideEffects: side_effects.map(sideEffectJson) };
+        return { data: { items: items.map(cueJson) }, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
   ];

@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import type { Mention, MentionFields } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
+import type { MentionFields } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { mentionJson, sideEffectsJson } from './records.js';
 import { bulkMentionsBody, createMentionBody, mentionRecord, patchMentionBody } from './schemas/mentions.js';
 
-function mentionJson(m: Mention) {
-  return { id: m.id, name: m.name, color: m.color, description: m.description, created_at: m.created_at, updated_at: m.updated_at };
-}
 
 /** JSON fields → proto fields. */
 function fields(body: { name?: string | undefined; color?: string | undefined; description?: string | undefined }): MentionFields {
@@ -48,8 +46,12 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found', 'mentions.name_conflict', 'mentions.too_many'],
       response: mentionRecord,
       handler: async ({ params, body, caller }) => {
-        const created = await clients.mentions.createMention({ rundown_id: params.id!, fields: fields(body) }, caller);
-        return { data: mentionJson(created), location: `${urls.base}/rundowns/${params.id}/mentions/${created.id}` };
+        const { mention, side_effects } = await clients.mentions.createMention({ rundown_id: params.id!, fields: fields(body) }, caller);
+        return {
+          data: mentionJson(mention!),
+          location: `${urls.base}/rundowns/${params.id}/mentions/${mention!.id}`,
+          sideEffects: sideEffectsJson(side_effects),
+        };
       },
     }),
     defineRoute({
@@ -78,11 +80,11 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found', 'mentions.not_found', 'mentions.name_conflict'],
       response: mentionRecord,
       handler: async ({ params, body, caller }) => {
-        const updated = await clients.mentions.updateMention(
+        const { mention, side_effects } = await clients.mentions.updateMention(
           { rundown_id: params.id!, mention_id: params.mention_id!, fields: fields(body) },
           caller,
         );
-        return { data: mentionJson(updated) };
+        return { data: mentionJson(mention!), sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({
@@ -118,11 +120,11 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       ],
       response: z.object({ items: z.array(mentionRecord) }),
       handler: async ({ params, body, caller }) => {
-        const { items } = await clients.mentions.bulkMentions(
+        const { items, side_effects } = await clients.mentions.bulkMentions(
           { rundown_id: params.id!, items: body.items.map(({ id, ...item }) => ({ id, fields: fields(item) })) },
           caller,
         );
-        return { data: { items: items.map(mentionJson) } };
+        return { data: { items: items.map(mentionJson) }, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
   ];

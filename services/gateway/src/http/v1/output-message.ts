@@ -1,11 +1,8 @@
-import type { OutputMessage } from '@rundown/shared/proto/rundown/rundown/v1/output_message';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { outputMessageJson, sideEffectsJson } from './records.js';
 import { outputMessageRecord, patchOutputMessageBody } from './schemas/output-message.js';
 
-function outputMessageJson(m: OutputMessage) {
-  return { text: m.text, visible: m.visible, color: m.color, bold: m.bold, underline: m.underline, updated_at: m.updated_at ?? null };
-}
 
 const path = '/rundowns/{id}/output-message';
 
@@ -38,9 +35,8 @@ export function outputMessageRoutes(clients: Clients): RouteDef[] {
       errors: ['rundowns.not_found'],
       response: outputMessageRecord,
       handler: async ({ params, body, caller }) => {
-        const { message, changed } = await clients.outputMessage.updateOutputMessage({ rundown_id: params.id!, ...body }, caller);
-        const data = outputMessageJson(message!);
-        return { data, sideEffects: changed ? [{ type: 'output_message.changed', rundown_id: params.id!, output_message: data }] : [] };
+        const { message, side_effects } = await clients.outputMessage.updateOutputMessage({ rundown_id: params.id!, ...body }, caller);
+        return { data: outputMessageJson(message!), sideEffects: sideEffectsJson(side_effects) };
       },
     }),
   ];

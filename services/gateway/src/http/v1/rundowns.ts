@@ -1,11 +1,38 @@
 import { z } from 'zod';
+import { rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
+import { TodDisplayFormat, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { newCueMessage } from './cues.js';
-import { cueJson, rundownJson } from './records.js';
+import { cueJson, rundownJson, sideEffectsJson } from './records.js';
 import { pageQuery } from './schemas/common.js';
-import { createRundownBody, patchRundownBody, rundownReadQuery, rundownRecord } from './schemas/rundowns.js';
+import { createRundownBody, patchRundownBody, rundownReadQuery, rundownRecord, type SettingsPatchBody } from './schemas/rundowns.js';
+
+/** JSON merge patch (null resets) -> proto patch (reset flags). */
+function settingsPatchMessage(p: SettingsPatchBody | undefined): SettingsPatch | undefined {
+  if (p === undefined) return undefined;
+  const n = p.cue_numbering;
+  return {
+    cue_numbering: n
+      ? {
+          start_from: n.start_from ?? undefined,
+          reset_start_from: n.start_from === null,
+          prefix: n.prefix ?? undefined,
+          reset_prefix: n.prefix === null,
+          padding: n.padding ?? undefined,
+          reset_padding: n.padding === null,
+        }
+      : undefined,
+    reset_cue_numbering: n === null,
+    tod_display_format:
+      p.tod_display_format === undefined
+        ? undefined
+        : p.tod_display_format === null
+          ? TodDisplayFormat.TOD_DISPLAY_FORMAT_UNSPECIFIED
+          : todDisplayFormatNames.toProto(p.tod_display_format),
+  };
+}
 
 /** Rundown routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. */
 export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
@@ -38,19 +65,19 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['plan.limit_exceeded', 'columns.too_many', 'cues.too_many'],
       response: rundownRecord,
       handler: async ({ body, caller }) => {
-        const created = await clients.rundown.createRundown(
+        const { rundown: created, side_effects } = await clients.rundown.createRundown(
           {
             title: body.title,
             timezone: body.timezone ?? undefined,
             start_time: body.start_time ?? undefined,
-            status: body.status,
-            settings: body.settings,
+            status: body.status && rundownStatusNames.toProto(body.status),
+            settings: settingsPatchMessage(body.settings),
             columns: body.columns ?? [],
             cues: (body.cues ?? []).map(newCueMessage),
           },
           caller,
         );
-        return { data: rundownJson(created), location: `${urls.base}/rundowns/${created.id}` };
+        return { data: rundownJson(created!), location: `${urls.base}/rundowns/${created!.id}`, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({
@@ -82,7 +109,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found'],
       response: rundownRecord,
       handler: async ({ params, body, caller }) => {
-        const updated = await clients.rundown.updateRundown(
+        const { rundown: updated, side_effects } = await clients.rundown.updateRundown(
           {
             rundown_id: params.id!,
             title: body.title,
@@ -90,12 +117,12 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
             timezone: body.timezone ?? undefined,
             set_start_time: body.start_time !== undefined,
             start_time: body.start_time ?? undefined,
-            status: body.status,
-            settings_patch: body.settings,
+            status: body.status && rundownStatusNames.toProto(body.status),
+            settings_patch: settingsPatchMessage(body.settings),
           },
           caller,
         );
-        return { data: rundownJson(updated), sideEffects: [{ type: 'rundown.changed', rundown_id: updated.id }] };
+        return { data: rundownJson(updated!), sideEffects: sideEffectsJson(side_effects) };
       },
     }),
     defineRoute({

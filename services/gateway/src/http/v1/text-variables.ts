@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import type { TextVariable } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { sideEffectsJson, textVariableJson as variableJson } from './records.js';
 import { bulkTextVariablesBody, createTextVariableBody, patchTextVariableBody, textVariableRecord } from './schemas/text-variables.js';
 
-function variableJson(v: TextVariable) {
-  return { key: v.key, value: v.value, created_at: v.created_at, updated_at: v.updated_at };
-}
 
 const byKey = '/rundowns/{id}/text-variables/{key}';
 const keyErrors = ['rundowns.not_found', 'text_variables.not_found', 'text_variables.invalid_payload'] as const;
@@ -42,8 +39,12 @@ export function textVariableRoutes(clients: Clients, urls: PublicUrls): RouteDef
       errors: ['rundowns.not_found', 'text_variables.key_exists', 'text_variables.too_many'],
       response: textVariableRecord,
       handler: async ({ params, body, caller }) => {
-        const created = await clients.textVariables.createTextVariable({ rundown_id: params.id!, ...body }, caller);
-        return { data: variableJson(created), location: `${urls.base}/rundowns/${params.id}/text-variables/${created.key}` };
+        const { text_variable: created, side_effects } = await clients.textVariables.createTextVariable({ rundown_id: params.id!, ...body }, caller);
+        return {
+          data: variableJson(created!),
+          location: `${urls.base}/rundowns/${params.id}/text-variables/${created!.key}`,
+          sideEffects: sideEffectsJson(side_effects),
+        };
       },
     }),
     defineRoute({
@@ -70,11 +71,13 @@ export function textVariableRoutes(clients: Clients, urls: PublicUrls): RouteDef
       bodyError: 'text_variables.invalid_payload',
       errors: [...keyErrors],
       response: textVariableRecord,
-      handler: async ({ params, body, caller }) => ({
-        data: variableJson(
-          await clients.textVariables.updateTextVariable({ rundown_id: params.id!, key: params.key!, value: body.value }, caller),
-        ),
-      }),
+      handler: async ({ params, body, caller }) => {
+        const { text_variable, side_effects } = await clients.textVariables.updateTextVariable(
+          { rundown_id: params.id!, key: params.key!, value: body.value },
+          caller,
+        );
+        return { data: variableJson(text_variable!), sideEffects: sideEffectsJson(side_effects) };
+      },
     }),
     defineRoute({
       method: 'delete',
@@ -102,11 +105,11 @@ export function textVariableRoutes(clients: Clients, urls: PublicUrls): RouteDef
       errors: ['rundowns.not_found', 'bulk.too_many_items', 'text_variables.duplicate_key', 'text_variables.too_many'],
       response: z.object({ items: z.array(textVariableRecord) }),
       handler: async ({ params, body, caller }) => {
-        const { items } = await clients.textVariables.bulkTextVariables(
+        const { items, side_effects } = await clients.textVariables.bulkTextVariables(
           { rundown_id: params.id!, items: body.items, replace: body.mode === 'replace' },
           caller,
         );
-        return { data: { items: items.map(variableJson) } };
+        return { data: { items: items.map(variableJson) }, sideEffects: sideEffectsJson(side_effects) };
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { columnTypeNames, limits } from '@rundown/shared';
 
-export const columnTypes = ['text', 'select', 'image', 'attachment'] as const;
+export const columnTypes = columnTypeNames.names;
 
 const columnName = z.string().trim().min(1).max(limits.columnNameChars);
 const columnId = z.string().min(1);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { cueTypeNames, limits } from '@rundown/shared';
 import { bulkItems, color, epochMs } from './common.js';
 
-export const cueTypes = ['cue', 'heading', 'group'] as const;
+export const cueTypes = cueTypeNames.names;
 
 const cueId = z.string().min(1).max(64);
 

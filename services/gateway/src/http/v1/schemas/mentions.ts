@@ -4,7 +4,7 @@ import { bulkItems, color } from './common.js';
 
 const name = z.string().trim().min(1).max(limits.mentionNameChars);
 const optionalFields = {
-  /** null clears the colour (a mention has none by default). */
+  /** Absent keeps the colour (a new mention is white, #ffffff); a mention always has one, so null is refused. */
   color: color.optional(),
   description: z.string().max(limits.mentionDescriptionChars).optional(),
 };

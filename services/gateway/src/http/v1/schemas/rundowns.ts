@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
 import { epochMs, single, timezone } from './common.js';
 import { newCue } from './cues.js';
 
-export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
+/** The names come with their proto enums (one table, services/shared/src/proto-enums.ts). */
+export const rundownStatuses = rundownStatusNames.names;
+const todDisplayFormats = todDisplayFormatNames.names;
 
 const cueNumberingPatch = z.strictObject({
   start_from: z.number().int().min(0).max(limits.cueNumberingStartFromMax).nullable().optional(),
@@ -14,37 +16,25 @@ const cueNumberingPatch = z.strictObject({
 /** A settings merge patch (RFC 7396): null resets a key to its default; unknown keys are refused. */
 export const settingsPatch = z.strictObject({
   cue_numbering: cueNumberingPatch.nullable().optional(),
-  tod_display_format: z.enum(['12h', '24h']).nullable().optional(),
+  tod_display_format: z.enum(todDisplayFormats).nullable().optional(),
 });
 
 const columnInput = z.strictObject({
   name: z.string().trim().min(1).max(limits.columnNameChars),
 });
 
-export const createRundownBody = z
-  .strictObject({
-    title: z.string().trim().min(1).max(limits.rundownTitleChars),
-    timezone: timezone.nullable().optional(),
-    start_time: epochMs.nullable().optional(),
-    status: z.enum(rundownStatuses).optional(),
-    settings: settingsPatch.optional(),
-    columns: z.array(columnInput).optional(),
-    // Cells and hierarchy rules are checked by the rundown service, which reports them as issues too.
-    cues: z.array(newCue).optional(),
-  })
-  .superRefine((body, ctx) => {
-    const seen = new Map<string, number>();
-    body.columns?.forEach((column, index) => {
-      const first = seen.get(column.name);
-      if (first !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['columns', index, 'name'],
-          message: `Duplicate column name "${column.name}" (also at columns[${first}]).`,
-        });
-      } else seen.set(column.name, index);
-    });
-  });
+export const createRundownBody = z.strictObject({
+  title: z.string().trim().min(1).max(limits.rundownTitleChars),
+  timezone: timezone.nullable().optional(),
+  start_time: epochMs.nullable().optional(),
+  status: z.enum(rundownStatuses).optional(),
+  settings: settingsPatch.optional(),
+  columns: z.array(columnInput).optional(),
+  // Cells, hierarchy rules and column-name uniqueness are the rundown service's, which reports them as issues.
+  cues: z.array(newCue).optional(),
+});
+
+export type SettingsPatchBody = z.infer<typeof settingsPatch>;
 
 /** `settings: null` in a rundown PATCH (RFC 7396) resets every setting to its default. */
 const resetAllSettings = { cue_numbering: null, tod_display_format: null };
@@ -71,7 +61,7 @@ export const rundownRecord = z.object({
   status: z.enum(rundownStatuses),
   settings: z.object({
     cue_numbering: z.object({ start_from: z.number().int(), prefix: z.string(), padding: z.number().int() }),
-    tod_display_format: z.enum(['12h', '24h']).nullable(),
+    tod_display_format: z.enum(todDisplayFormats).nullable(),
   }),
   cue_order: z.array(cueOrderNode),
   column_order: z.array(z.string()),

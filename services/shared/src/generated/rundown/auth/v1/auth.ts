@@ -1292,17 +1292,10 @@ export const Empty: MessageFns<Empty> = {
   },
 };
 
+/** What services ask of auth on their own behalf (the admin surface is AuthAdminService). */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
-  createTeam: {
-    path: "/rundown.auth.v1.AuthService/CreateTeam" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: CreateTeamRequest): Buffer => Buffer.from(CreateTeamRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CreateTeamRequest => CreateTeamRequest.decode(value),
-    responseSerialize: (value: Team): Buffer => Buffer.from(Team.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Team => Team.decode(value),
-  },
+  /** A team's plan and limits in force: the owner's answer for plan facts (e.g. the rundown quota). */
   getTeam: {
     path: "/rundown.auth.v1.AuthService/GetTeam" as const,
     requestStream: false as const,
@@ -1311,63 +1304,6 @@ export const AuthServiceService = {
     requestDeserialize: (value: Buffer): GetTeamRequest => GetTeamRequest.decode(value),
     responseSerialize: (value: Team): Buffer => Buffer.from(Team.encode(value).finish()),
     responseDeserialize: (value: Buffer): Team => Team.decode(value),
-  },
-  updateTeam: {
-    path: "/rundown.auth.v1.AuthService/UpdateTeam" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: UpdateTeamRequest): Buffer => Buffer.from(UpdateTeamRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UpdateTeamRequest => UpdateTeamRequest.decode(value),
-    responseSerialize: (value: Team): Buffer => Buffer.from(Team.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Team => Team.decode(value),
-  },
-  mintToken: {
-    path: "/rundown.auth.v1.AuthService/MintToken" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: MintTokenRequest): Buffer => Buffer.from(MintTokenRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): MintTokenRequest => MintTokenRequest.decode(value),
-    responseSerialize: (value: MintTokenResponse): Buffer => Buffer.from(MintTokenResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): MintTokenResponse => MintTokenResponse.decode(value),
-  },
-  listTokens: {
-    path: "/rundown.auth.v1.AuthService/ListTokens" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListTokensRequest): Buffer => Buffer.from(ListTokensRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListTokensRequest => ListTokensRequest.decode(value),
-    responseSerialize: (value: ListTokensResponse): Buffer => Buffer.from(ListTokensResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListTokensResponse => ListTokensResponse.decode(value),
-  },
-  revokeToken: {
-    path: "/rundown.auth.v1.AuthService/RevokeToken" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RevokeTokenRequest): Buffer => Buffer.from(RevokeTokenRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RevokeTokenRequest => RevokeTokenRequest.decode(value),
-    responseSerialize: (value: Token): Buffer => Buffer.from(Token.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Token => Token.decode(value),
-  },
-  rotateTeamTokens: {
-    path: "/rundown.auth.v1.AuthService/RotateTeamTokens" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RotateTeamTokensRequest): Buffer =>
-      Buffer.from(RotateTeamTokensRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RotateTeamTokensRequest => RotateTeamTokensRequest.decode(value),
-    responseSerialize: (value: RotateTeamTokensResponse): Buffer =>
-      Buffer.from(RotateTeamTokensResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RotateTeamTokensResponse => RotateTeamTokensResponse.decode(value),
-  },
-  issueV0Token: {
-    path: "/rundown.auth.v1.AuthService/IssueV0Token" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: IssueV0TokenRequest): Buffer => Buffer.from(IssueV0TokenRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): IssueV0TokenRequest => IssueV0TokenRequest.decode(value),
-    responseSerialize: (value: IssueV0TokenResponse): Buffer =>
-      Buffer.from(IssueV0TokenResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): IssueV0TokenResponse => IssueV0TokenResponse.decode(value),
   },
   getVerificationKeys: {
     path: "/rundown.auth.v1.AuthService/GetVerificationKeys" as const,
@@ -1383,33 +1319,13 @@ export const AuthServiceService = {
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
-  createTeam: handleUnaryCall<CreateTeamRequest, Team>;
+  /** A team's plan and limits in force: the owner's answer for plan facts (e.g. the rundown quota). */
   getTeam: handleUnaryCall<GetTeamRequest, Team>;
-  updateTeam: handleUnaryCall<UpdateTeamRequest, Team>;
-  mintToken: handleUnaryCall<MintTokenRequest, MintTokenResponse>;
-  listTokens: handleUnaryCall<ListTokensRequest, ListTokensResponse>;
-  revokeToken: handleUnaryCall<RevokeTokenRequest, Token>;
-  rotateTeamTokens: handleUnaryCall<RotateTeamTokensRequest, RotateTeamTokensResponse>;
-  issueV0Token: handleUnaryCall<IssueV0TokenRequest, IssueV0TokenResponse>;
   getVerificationKeys: handleUnaryCall<GetVerificationKeysRequest, GetVerificationKeysResponse>;
 }
 
 export interface AuthServiceClient extends Client {
-  createTeam(
-    request: CreateTeamRequest,
-    callback: (error: ServiceError | null, response: Team) => void,
-  ): ClientUnaryCall;
-  createTeam(
-    request: CreateTeamRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: Team) => void,
-  ): ClientUnaryCall;
-  createTeam(
-    request: CreateTeamRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Team) => void,
-  ): ClientUnaryCall;
+  /** A team's plan and limits in force: the owner's answer for plan facts (e.g. the rundown quota). */
   getTeam(request: GetTeamRequest, callback: (error: ServiceError | null, response: Team) => void): ClientUnaryCall;
   getTeam(
     request: GetTeamRequest,
@@ -1421,96 +1337,6 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Team) => void,
-  ): ClientUnaryCall;
-  updateTeam(
-    request: UpdateTeamRequest,
-    callback: (error: ServiceError | null, response: Team) => void,
-  ): ClientUnaryCall;
-  updateTeam(
-    request: UpdateTeamRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: Team) => void,
-  ): ClientUnaryCall;
-  updateTeam(
-    request: UpdateTeamRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Team) => void,
-  ): ClientUnaryCall;
-  mintToken(
-    request: MintTokenRequest,
-    callback: (error: ServiceError | null, response: MintTokenResponse) => void,
-  ): ClientUnaryCall;
-  mintToken(
-    request: MintTokenRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: MintTokenResponse) => void,
-  ): ClientUnaryCall;
-  mintToken(
-    request: MintTokenRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: MintTokenResponse) => void,
-  ): ClientUnaryCall;
-  listTokens(
-    request: ListTokensRequest,
-    callback: (error: ServiceError | null, response: ListTokensResponse) => void,
-  ): ClientUnaryCall;
-  listTokens(
-    request: ListTokensRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListTokensResponse) => void,
-  ): ClientUnaryCall;
-  listTokens(
-    request: ListTokensRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListTokensResponse) => void,
-  ): ClientUnaryCall;
-  revokeToken(
-    request: RevokeTokenRequest,
-    callback: (error: ServiceError | null, response: Token) => void,
-  ): ClientUnaryCall;
-  revokeToken(
-    request: RevokeTokenRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: Token) => void,
-  ): ClientUnaryCall;
-  revokeToken(
-    request: RevokeTokenRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Token) => void,
-  ): ClientUnaryCall;
-  rotateTeamTokens(
-    request: RotateTeamTokensRequest,
-    callback: (error: ServiceError | null, response: RotateTeamTokensResponse) => void,
-  ): ClientUnaryCall;
-  rotateTeamTokens(
-    request: RotateTeamTokensRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: RotateTeamTokensResponse) => void,
-  ): ClientUnaryCall;
-  rotateTeamTokens(
-    request: RotateTeamTokensRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RotateTeamTokensResponse) => void,
-  ): ClientUnaryCall;
-  issueV0Token(
-    request: IssueV0TokenRequest,
-    callback: (error: ServiceError | null, response: IssueV0TokenResponse) => void,
-  ): ClientUnaryCall;
-  issueV0Token(
-    request: IssueV0TokenRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: IssueV0TokenResponse) => void,
-  ): ClientUnaryCall;
-  issueV0Token(
-    request: IssueV0TokenRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: IssueV0TokenResponse) => void,
   ): ClientUnaryCall;
   getVerificationKeys(
     request: GetVerificationKeysRequest,

@@ -10,7 +10,7 @@ import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Column } from "../../rundown/v1/columns.js";
 import { Cue } from "../../rundown/v1/cues.js";
 import { Mention } from "../../rundown/v1/mentions.js";
-import { OutputMessage } from "../../rundown/v1/output_message.js";
+import { OutputMessage } from "../../rundown/v1/output_message_record.js";
 import { Rundown } from "../../rundown/v1/rundown.js";
 import { TextVariable } from "../../rundown/v1/text_variables.js";
 

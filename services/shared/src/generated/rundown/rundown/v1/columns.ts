@@ -18,20 +18,30 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/columns.proto";
 
+export enum ColumnType {
+  COLUMN_TYPE_UNSPECIFIED = 0,
+  COLUMN_TYPE_TEXT = 1,
+  COLUMN_TYPE_SELECT = 2,
+  COLUMN_TYPE_IMAGE = 3,
+  COLUMN_TYPE_ATTACHMENT = 4,
+  UNRECOGNIZED = -1,
+}
+
 export interface Column {
   id: string;
   name: string;
-  /** text | select | image | attachment */
-  type: string;
+  type: ColumnType;
   /** Only the admin surface ever sees a private column. */
   private: boolean;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 export interface ListColumnsRequest {
@@ -58,27 +68,21 @@ export interface CreateColumnRequest {
 export interface UpdateColumnRequest {
   rundown_id: string;
   column_id: string;
-  name: string;
+  /** Required by the domain (absent: columns.empty_patch). */
+  name?: string | undefined;
   before_column_id?: string | undefined;
   after_column_id?: string | undefined;
 }
 
-/** A column write, and the public column order after it (for the `rundown.changed` side effect). */
+/** A column write: the column, and what the write caused. */
 export interface ColumnWriteResponse {
   column: Column | undefined;
-  column_order: string[];
-  column_order_changed: boolean;
+  side_effects: SideEffect[];
 }
 
 export interface DeleteColumnRequest {
   rundown_id: string;
   column_id: string;
-}
-
-export interface DeleteColumnResponse {
-  /** Cells removed with the column (reported by the cells context). */
-  cell_count: number;
-  column_order: string[];
 }
 
 export interface ReorderColumnsRequest {
@@ -89,19 +93,19 @@ export interface ReorderColumnsRequest {
 
 export interface ReorderColumnsResponse {
   items: Column[];
-  column_order_changed: boolean;
+  side_effects: SideEffect[];
 }
 
 /** Admin only (the dashboard's stand-in): any type, private or not, in any team's rundown. */
 export interface AdminCreateColumnRequest {
   rundown_id: string;
   name: string;
-  type: string;
+  type: ColumnType;
   private: boolean;
 }
 
 function createBaseColumn(): Column {
-  return { id: "", name: "", type: "", private: false, created_at: "", updated_at: "" };
+  return { id: "", name: "", type: 0, private: false, created_at: undefined, updated_at: undefined };
 }
 
 export const Column: MessageFns<Column> = {
@@ -112,17 +116,17 @@ export const Column: MessageFns<Column> = {
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.type !== "") {
-      writer.uint32(26).string(message.type);
+    if (message.type !== 0) {
+      writer.uint32(24).int32(message.type);
     }
     if (message.private !== false) {
       writer.uint32(32).bool(message.private);
     }
-    if (message.created_at !== "") {
-      writer.uint32(42).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(42).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(50).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -157,11 +161,11 @@ export const Column: MessageFns<Column> = {
             continue;
           }
           case 3: {
-            if (tag !== 26) {
+            if (tag !== 24) {
               break;
             }
 
-            message.type = reader.string();
+            message.type = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -177,7 +181,7 @@ export const Column: MessageFns<Column> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -185,7 +189,7 @@ export const Column: MessageFns<Column> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -430,7 +434,7 @@ export const CreateColumnRequest: MessageFns<CreateColumnRequest> = {
 };
 
 function createBaseUpdateColumnRequest(): UpdateColumnRequest {
-  return { rundown_id: "", column_id: "", name: "", before_column_id: undefined, after_column_id: undefined };
+  return { rundown_id: "", column_id: "", name: undefined, before_column_id: undefined, after_column_id: undefined };
 }
 
 export const UpdateColumnRequest: MessageFns<UpdateColumnRequest> = {
@@ -441,7 +445,7 @@ export const UpdateColumnRequest: MessageFns<UpdateColumnRequest> = {
     if (message.column_id !== "") {
       writer.uint32(18).string(message.column_id);
     }
-    if (message.name !== "") {
+    if (message.name !== undefined) {
       writer.uint32(26).string(message.name);
     }
     if (message.before_column_id !== undefined) {
@@ -520,7 +524,7 @@ export const UpdateColumnRequest: MessageFns<UpdateColumnRequest> = {
 };
 
 function createBaseColumnWriteResponse(): ColumnWriteResponse {
-  return { column: undefined, column_order: [], column_order_changed: false };
+  return { column: undefined, side_effects: [] };
 }
 
 export const ColumnWriteResponse: MessageFns<ColumnWriteResponse> = {
@@ -528,11 +532,8 @@ export const ColumnWriteResponse: MessageFns<ColumnWriteResponse> = {
     if (message.column !== undefined) {
       Column.encode(message.column, writer.uint32(10).fork()).join();
     }
-    for (const v of message.column_order) {
-      writer.uint32(18).string(v!);
-    }
-    if (message.column_order_changed !== false) {
-      writer.uint32(24).bool(message.column_order_changed);
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -563,15 +564,7 @@ export const ColumnWriteResponse: MessageFns<ColumnWriteResponse> = {
               break;
             }
 
-            message.column_order.push(reader.string());
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.column_order_changed = reader.bool();
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -629,63 +622,6 @@ export const DeleteColumnRequest: MessageFns<DeleteColumnRequest> = {
             }
 
             message.column_id = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
-function createBaseDeleteColumnResponse(): DeleteColumnResponse {
-  return { cell_count: 0, column_order: [] };
-}
-
-export const DeleteColumnResponse: MessageFns<DeleteColumnResponse> = {
-  encode(message: DeleteColumnResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.cell_count !== 0) {
-      writer.uint32(8).int32(message.cell_count);
-    }
-    for (const v of message.column_order) {
-      writer.uint32(18).string(v!);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteColumnResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteColumnResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.cell_count = reader.int32();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.column_order.push(reader.string());
             continue;
           }
         }
@@ -759,7 +695,7 @@ export const ReorderColumnsRequest: MessageFns<ReorderColumnsRequest> = {
 };
 
 function createBaseReorderColumnsResponse(): ReorderColumnsResponse {
-  return { items: [], column_order_changed: false };
+  return { items: [], side_effects: [] };
 }
 
 export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
@@ -767,8 +703,8 @@ export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
     for (const v of message.items) {
       Column.encode(v!, writer.uint32(10).fork()).join();
     }
-    if (message.column_order_changed !== false) {
-      writer.uint32(16).bool(message.column_order_changed);
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -795,11 +731,11 @@ export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
             continue;
           }
           case 2: {
-            if (tag !== 16) {
+            if (tag !== 18) {
               break;
             }
 
-            message.column_order_changed = reader.bool();
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -816,7 +752,7 @@ export const ReorderColumnsResponse: MessageFns<ReorderColumnsResponse> = {
 };
 
 function createBaseAdminCreateColumnRequest(): AdminCreateColumnRequest {
-  return { rundown_id: "", name: "", type: "", private: false };
+  return { rundown_id: "", name: "", type: 0, private: false };
 }
 
 export const AdminCreateColumnRequest: MessageFns<AdminCreateColumnRequest> = {
@@ -827,8 +763,8 @@ export const AdminCreateColumnRequest: MessageFns<AdminCreateColumnRequest> = {
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.type !== "") {
-      writer.uint32(26).string(message.type);
+    if (message.type !== 0) {
+      writer.uint32(24).int32(message.type);
     }
     if (message.private !== false) {
       writer.uint32(32).bool(message.private);
@@ -866,11 +802,11 @@ export const AdminCreateColumnRequest: MessageFns<AdminCreateColumnRequest> = {
             continue;
           }
           case 3: {
-            if (tag !== 26) {
+            if (tag !== 24) {
               break;
             }
 
-            message.type = reader.string();
+            message.type = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -932,16 +868,17 @@ export const ColumnServiceService = {
     responseSerialize: (value: ColumnWriteResponse): Buffer => Buffer.from(ColumnWriteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ColumnWriteResponse => ColumnWriteResponse.decode(value),
   },
+  /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
   deleteColumn: {
     path: "/rundown.rundown.v1.ColumnService/DeleteColumn" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: DeleteColumnRequest): Buffer => Buffer.from(DeleteColumnRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteColumnRequest => DeleteColumnRequest.decode(value),
-    responseSerialize: (value: DeleteColumnResponse): Buffer =>
-      Buffer.from(DeleteColumnResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteColumnResponse => DeleteColumnResponse.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns: {
     path: "/rundown.rundown.v1.ColumnService/ReorderColumns" as const,
     requestStream: false as const,
@@ -953,16 +890,6 @@ export const ColumnServiceService = {
       Buffer.from(ReorderColumnsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReorderColumnsResponse => ReorderColumnsResponse.decode(value),
   },
-  adminCreateColumn: {
-    path: "/rundown.rundown.v1.ColumnService/AdminCreateColumn" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: AdminCreateColumnRequest): Buffer =>
-      Buffer.from(AdminCreateColumnRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AdminCreateColumnRequest => AdminCreateColumnRequest.decode(value),
-    responseSerialize: (value: ColumnWriteResponse): Buffer => Buffer.from(ColumnWriteResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ColumnWriteResponse => ColumnWriteResponse.decode(value),
-  },
 } as const;
 
 export interface ColumnServiceServer extends UntypedServiceImplementation {
@@ -970,9 +897,10 @@ export interface ColumnServiceServer extends UntypedServiceImplementation {
   getColumn: handleUnaryCall<GetColumnRequest, Column>;
   createColumn: handleUnaryCall<CreateColumnRequest, ColumnWriteResponse>;
   updateColumn: handleUnaryCall<UpdateColumnRequest, ColumnWriteResponse>;
-  deleteColumn: handleUnaryCall<DeleteColumnRequest, DeleteColumnResponse>;
+  /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
+  deleteColumn: handleUnaryCall<DeleteColumnRequest, WriteEffects>;
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns: handleUnaryCall<ReorderColumnsRequest, ReorderColumnsResponse>;
-  adminCreateColumn: handleUnaryCall<AdminCreateColumnRequest, ColumnWriteResponse>;
 }
 
 export interface ColumnServiceClient extends Client {
@@ -1036,21 +964,23 @@ export interface ColumnServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
   ): ClientUnaryCall;
+  /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
   deleteColumn(
     request: DeleteColumnRequest,
-    callback: (error: ServiceError | null, response: DeleteColumnResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteColumn(
     request: DeleteColumnRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DeleteColumnResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteColumn(
     request: DeleteColumnRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DeleteColumnResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
+  /** Private and non-text columns are the admin surface's: see RundownAdminService. */
   reorderColumns(
     request: ReorderColumnsRequest,
     callback: (error: ServiceError | null, response: ReorderColumnsResponse) => void,
@@ -1065,21 +995,6 @@ export interface ColumnServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReorderColumnsResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
-  ): ClientUnaryCall;
-  adminCreateColumn(
-    request: AdminCreateColumnRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ColumnWriteResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -1091,6 +1006,18 @@ export const ColumnServiceClient = makeGenericClientConstructor(
   service: typeof ColumnServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

@@ -18,29 +18,48 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/cues.proto";
 
+export enum CueType {
+  CUE_TYPE_UNSPECIFIED = 0,
+  CUE_TYPE_CUE = 1,
+  CUE_TYPE_HEADING = 2,
+  CUE_TYPE_GROUP = 3,
+  UNRECOGNIZED = -1,
+}
+
+/** Why a cue does not play (CONTRACT §2 `skipped_by`); UNSPECIFIED: it is not skipped (null). */
+export enum SkippedBy {
+  SKIPPED_BY_UNSPECIFIED = 0,
+  SKIPPED_BY_SELF = 1,
+  SKIPPED_BY_GROUP = 2,
+  UNRECOGNIZED = -1,
+}
+
 export interface Cue {
   id: string;
-  /** "cue" | "heading" | "group" */
-  type: string;
+  type: CueType;
   title: string;
   subtitle: string;
   duration_ms: number;
-  background_color?: string | undefined;
+  background_color?:
+    | string
+    | undefined;
+  /** ms since the epoch (clients do clock math on it, CONTRACT §1) */
   start_time?: number | undefined;
   prevent_edits: boolean;
   skip: boolean;
-  /** "self" | "group"; absent when the cue is not skipped */
-  skipped_by?: string | undefined;
+  skipped_by: SkippedBy;
   parent_id?: string | undefined;
   auto_advance: boolean;
   scheduled: boolean;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 /** Where a cue goes (CONTRACT §3): exactly one target. */
@@ -61,7 +80,7 @@ export interface Position {
 
 /** A new cue; absent fields take their defaults (type "cue", at the end of the root). */
 export interface CreateCue {
-  type?: string | undefined;
+  type?: CueType | undefined;
   title?: string | undefined;
   subtitle?: string | undefined;
   duration_ms?: number | undefined;
@@ -76,7 +95,7 @@ export interface CreateCue {
 /** A change to one cue: only present fields change; set_* flags tell "set to null" from "not given". */
 export interface PatchCue {
   id: string;
-  type?: string | undefined;
+  type?: CueType | undefined;
   title?: string | undefined;
   subtitle?: string | undefined;
   duration_ms?: number | undefined;
@@ -156,15 +175,6 @@ export interface SetPreventEditsRequest {
   prevent_edits: boolean;
 }
 
-/** What a write caused beyond the cues it returns (CONTRACT §1 meta.side_effects). */
-export interface SideEffect {
-  /** "rundown.changed" */
-  type: string;
-  rundown_id: string;
-  /** the rundown fields that changed: "cue_order", "end_time" */
-  changed: string[];
-}
-
 export interface CueResult {
   cue: Cue | undefined;
   side_effects: SideEffect[];
@@ -175,14 +185,10 @@ export interface CuesResult {
   side_effects: SideEffect[];
 }
 
-export interface DeleteCueResponse {
-  side_effects: SideEffect[];
-}
-
 function createBaseCue(): Cue {
   return {
     id: "",
-    type: "",
+    type: 0,
     title: "",
     subtitle: "",
     duration_ms: 0,
@@ -190,12 +196,12 @@ function createBaseCue(): Cue {
     start_time: undefined,
     prevent_edits: false,
     skip: false,
-    skipped_by: undefined,
+    skipped_by: 0,
     parent_id: undefined,
     auto_advance: false,
     scheduled: false,
-    created_at: "",
-    updated_at: "",
+    created_at: undefined,
+    updated_at: undefined,
   };
 }
 
@@ -204,8 +210,8 @@ export const Cue: MessageFns<Cue> = {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.type !== "") {
-      writer.uint32(18).string(message.type);
+    if (message.type !== 0) {
+      writer.uint32(16).int32(message.type);
     }
     if (message.title !== "") {
       writer.uint32(26).string(message.title);
@@ -228,8 +234,8 @@ export const Cue: MessageFns<Cue> = {
     if (message.skip !== false) {
       writer.uint32(72).bool(message.skip);
     }
-    if (message.skipped_by !== undefined) {
-      writer.uint32(82).string(message.skipped_by);
+    if (message.skipped_by !== 0) {
+      writer.uint32(80).int32(message.skipped_by);
     }
     if (message.parent_id !== undefined) {
       writer.uint32(90).string(message.parent_id);
@@ -240,11 +246,11 @@ export const Cue: MessageFns<Cue> = {
     if (message.scheduled !== false) {
       writer.uint32(104).bool(message.scheduled);
     }
-    if (message.created_at !== "") {
-      writer.uint32(114).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(114).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(122).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -271,11 +277,11 @@ export const Cue: MessageFns<Cue> = {
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
               break;
             }
 
-            message.type = reader.string();
+            message.type = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -335,11 +341,11 @@ export const Cue: MessageFns<Cue> = {
             continue;
           }
           case 10: {
-            if (tag !== 82) {
+            if (tag !== 80) {
               break;
             }
 
-            message.skipped_by = reader.string();
+            message.skipped_by = reader.int32() as any;
             continue;
           }
           case 11: {
@@ -371,7 +377,7 @@ export const Cue: MessageFns<Cue> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 15: {
@@ -379,7 +385,7 @@ export const Cue: MessageFns<Cue> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -516,7 +522,7 @@ function createBaseCreateCue(): CreateCue {
 export const CreateCue: MessageFns<CreateCue> = {
   encode(message: CreateCue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.type !== undefined) {
-      writer.uint32(10).string(message.type);
+      writer.uint32(8).int32(message.type);
     }
     if (message.title !== undefined) {
       writer.uint32(18).string(message.title);
@@ -562,11 +568,11 @@ export const CreateCue: MessageFns<CreateCue> = {
         const tag = reader.uint32();
         switch (tag >>> 3) {
           case 1: {
-            if (tag !== 10) {
+            if (tag !== 8) {
               break;
             }
 
-            message.type = reader.string();
+            message.type = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -678,7 +684,7 @@ export const PatchCue: MessageFns<PatchCue> = {
       writer.uint32(10).string(message.id);
     }
     if (message.type !== undefined) {
-      writer.uint32(18).string(message.type);
+      writer.uint32(16).int32(message.type);
     }
     if (message.title !== undefined) {
       writer.uint32(26).string(message.title);
@@ -738,11 +744,11 @@ export const PatchCue: MessageFns<PatchCue> = {
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
               break;
             }
 
-            message.type = reader.string();
+            message.type = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -1602,74 +1608,6 @@ export const SetPreventEditsRequest: MessageFns<SetPreventEditsRequest> = {
   },
 };
 
-function createBaseSideEffect(): SideEffect {
-  return { type: "", rundown_id: "", changed: [] };
-}
-
-export const SideEffect: MessageFns<SideEffect> = {
-  encode(message: SideEffect, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.type !== "") {
-      writer.uint32(10).string(message.type);
-    }
-    if (message.rundown_id !== "") {
-      writer.uint32(18).string(message.rundown_id);
-    }
-    for (const v of message.changed) {
-      writer.uint32(26).string(v!);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SideEffect {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSideEffect();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.type = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.rundown_id = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.changed.push(reader.string());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
 function createBaseCueResult(): CueResult {
   return { cue: undefined, side_effects: [] };
 }
@@ -1784,52 +1722,6 @@ export const CuesResult: MessageFns<CuesResult> = {
   },
 };
 
-function createBaseDeleteCueResponse(): DeleteCueResponse {
-  return { side_effects: [] };
-}
-
-export const DeleteCueResponse: MessageFns<DeleteCueResponse> = {
-  encode(message: DeleteCueResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.side_effects) {
-      SideEffect.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteCueResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteCueResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
 export type CueServiceService = typeof CueServiceService;
 export const CueServiceService = {
   listCues: {
@@ -1874,8 +1766,8 @@ export const CueServiceService = {
     responseStream: false as const,
     requestSerialize: (value: DeleteCueRequest): Buffer => Buffer.from(DeleteCueRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteCueRequest => DeleteCueRequest.decode(value),
-    responseSerialize: (value: DeleteCueResponse): Buffer => Buffer.from(DeleteCueResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteCueResponse => DeleteCueResponse.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
   bulkCues: {
     path: "/rundown.rundown.v1.CueService/BulkCues" as const,
@@ -1886,6 +1778,7 @@ export const CueServiceService = {
     responseSerialize: (value: CuesResult): Buffer => Buffer.from(CuesResult.encode(value).finish()),
     responseDeserialize: (value: Buffer): CuesResult => CuesResult.decode(value),
   },
+  /** The lock (SetPreventEdits) is not writable through v1: see RundownAdminService. */
   reorderCues: {
     path: "/rundown.rundown.v1.CueService/ReorderCues" as const,
     requestStream: false as const,
@@ -1895,17 +1788,6 @@ export const CueServiceService = {
     responseSerialize: (value: CuesResult): Buffer => Buffer.from(CuesResult.encode(value).finish()),
     responseDeserialize: (value: Buffer): CuesResult => CuesResult.decode(value),
   },
-  /** Admin surface only (stands in for the human in the rundown screen): the lock is not writable through v1. */
-  setPreventEdits: {
-    path: "/rundown.rundown.v1.CueService/SetPreventEdits" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: SetPreventEditsRequest): Buffer =>
-      Buffer.from(SetPreventEditsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SetPreventEditsRequest => SetPreventEditsRequest.decode(value),
-    responseSerialize: (value: Cue): Buffer => Buffer.from(Cue.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Cue => Cue.decode(value),
-  },
 } as const;
 
 export interface CueServiceServer extends UntypedServiceImplementation {
@@ -1913,11 +1795,10 @@ export interface CueServiceServer extends UntypedServiceImplementation {
   getCue: handleUnaryCall<GetCueRequest, Cue>;
   createCue: handleUnaryCall<CreateCueRequest, CueResult>;
   updateCue: handleUnaryCall<UpdateCueRequest, CueResult>;
-  deleteCue: handleUnaryCall<DeleteCueRequest, DeleteCueResponse>;
+  deleteCue: handleUnaryCall<DeleteCueRequest, WriteEffects>;
   bulkCues: handleUnaryCall<BulkCuesRequest, CuesResult>;
+  /** The lock (SetPreventEdits) is not writable through v1: see RundownAdminService. */
   reorderCues: handleUnaryCall<ReorderCuesRequest, CuesResult>;
-  /** Admin surface only (stands in for the human in the rundown screen): the lock is not writable through v1. */
-  setPreventEdits: handleUnaryCall<SetPreventEditsRequest, Cue>;
 }
 
 export interface CueServiceClient extends Client {
@@ -1980,18 +1861,18 @@ export interface CueServiceClient extends Client {
   ): ClientUnaryCall;
   deleteCue(
     request: DeleteCueRequest,
-    callback: (error: ServiceError | null, response: DeleteCueResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteCue(
     request: DeleteCueRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DeleteCueResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteCue(
     request: DeleteCueRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DeleteCueResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   bulkCues(
     request: BulkCuesRequest,
@@ -2008,6 +1889,7 @@ export interface CueServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CuesResult) => void,
   ): ClientUnaryCall;
+  /** The lock (SetPreventEdits) is not writable through v1: see RundownAdminService. */
   reorderCues(
     request: ReorderCuesRequest,
     callback: (error: ServiceError | null, response: CuesResult) => void,
@@ -2022,22 +1904,6 @@ export interface CueServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CuesResult) => void,
-  ): ClientUnaryCall;
-  /** Admin surface only (stands in for the human in the rundown screen): the lock is not writable through v1. */
-  setPreventEdits(
-    request: SetPreventEditsRequest,
-    callback: (error: ServiceError | null, response: Cue) => void,
-  ): ClientUnaryCall;
-  setPreventEdits(
-    request: SetPreventEditsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: Cue) => void,
-  ): ClientUnaryCall;
-  setPreventEdits(
-    request: SetPreventEditsRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Cue) => void,
   ): ClientUnaryCall;
 }
 
@@ -2049,6 +1915,18 @@ export const CueServiceClient = makeGenericClientConstructor(
   service: typeof CueServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

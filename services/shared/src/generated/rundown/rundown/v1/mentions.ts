@@ -18,6 +18,8 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -28,8 +30,8 @@ export interface Mention {
   name: string;
   color: string;
   description: string;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 /** The fields of a create, patch or bulk item. Presence means "given". */
@@ -68,7 +70,9 @@ export interface DeleteMentionRequest {
   mention_id: string;
 }
 
-export interface DeleteMentionResponse {
+export interface MentionResult {
+  mention: Mention | undefined;
+  side_effects: SideEffect[];
 }
 
 export interface BulkMentionItem {
@@ -84,10 +88,11 @@ export interface BulkMentionsRequest {
 
 export interface BulkMentionsResponse {
   items: Mention[];
+  side_effects: SideEffect[];
 }
 
 function createBaseMention(): Mention {
-  return { id: "", name: "", color: "", description: "", created_at: "", updated_at: "" };
+  return { id: "", name: "", color: "", description: "", created_at: undefined, updated_at: undefined };
 }
 
 export const Mention: MessageFns<Mention> = {
@@ -104,11 +109,11 @@ export const Mention: MessageFns<Mention> = {
     if (message.description !== "") {
       writer.uint32(34).string(message.description);
     }
-    if (message.created_at !== "") {
-      writer.uint32(42).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(42).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(50).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -163,7 +168,7 @@ export const Mention: MessageFns<Mention> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -171,7 +176,7 @@ export const Mention: MessageFns<Mention> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -586,16 +591,22 @@ export const DeleteMentionRequest: MessageFns<DeleteMentionRequest> = {
   },
 };
 
-function createBaseDeleteMentionResponse(): DeleteMentionResponse {
-  return {};
+function createBaseMentionResult(): MentionResult {
+  return { mention: undefined, side_effects: [] };
 }
 
-export const DeleteMentionResponse: MessageFns<DeleteMentionResponse> = {
-  encode(_: DeleteMentionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const MentionResult: MessageFns<MentionResult> = {
+  encode(message: MentionResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mention !== undefined) {
+      Mention.encode(message.mention, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteMentionResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): MentionResult {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -604,10 +615,26 @@ export const DeleteMentionResponse: MessageFns<DeleteMentionResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteMentionResponse();
+      const message = createBaseMentionResult();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mention = Mention.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -736,13 +763,16 @@ export const BulkMentionsRequest: MessageFns<BulkMentionsRequest> = {
 };
 
 function createBaseBulkMentionsResponse(): BulkMentionsResponse {
-  return { items: [] };
+  return { items: [], side_effects: [] };
 }
 
 export const BulkMentionsResponse: MessageFns<BulkMentionsResponse> = {
   encode(message: BulkMentionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.items) {
       Mention.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -766,6 +796,14 @@ export const BulkMentionsResponse: MessageFns<BulkMentionsResponse> = {
             }
 
             message.items.push(Mention.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -808,8 +846,8 @@ export const MentionServiceService = {
     responseStream: false as const,
     requestSerialize: (value: CreateMentionRequest): Buffer => Buffer.from(CreateMentionRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): CreateMentionRequest => CreateMentionRequest.decode(value),
-    responseSerialize: (value: Mention): Buffer => Buffer.from(Mention.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Mention => Mention.decode(value),
+    responseSerialize: (value: MentionResult): Buffer => Buffer.from(MentionResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MentionResult => MentionResult.decode(value),
   },
   updateMention: {
     path: "/rundown.rundown.v1.MentionService/UpdateMention" as const,
@@ -817,8 +855,8 @@ export const MentionServiceService = {
     responseStream: false as const,
     requestSerialize: (value: UpdateMentionRequest): Buffer => Buffer.from(UpdateMentionRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): UpdateMentionRequest => UpdateMentionRequest.decode(value),
-    responseSerialize: (value: Mention): Buffer => Buffer.from(Mention.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Mention => Mention.decode(value),
+    responseSerialize: (value: MentionResult): Buffer => Buffer.from(MentionResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MentionResult => MentionResult.decode(value),
   },
   deleteMention: {
     path: "/rundown.rundown.v1.MentionService/DeleteMention" as const,
@@ -826,9 +864,8 @@ export const MentionServiceService = {
     responseStream: false as const,
     requestSerialize: (value: DeleteMentionRequest): Buffer => Buffer.from(DeleteMentionRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteMentionRequest => DeleteMentionRequest.decode(value),
-    responseSerialize: (value: DeleteMentionResponse): Buffer =>
-      Buffer.from(DeleteMentionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteMentionResponse => DeleteMentionResponse.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
   bulkMentions: {
     path: "/rundown.rundown.v1.MentionService/BulkMentions" as const,
@@ -845,9 +882,9 @@ export const MentionServiceService = {
 export interface MentionServiceServer extends UntypedServiceImplementation {
   listMentions: handleUnaryCall<ListMentionsRequest, ListMentionsResponse>;
   getMention: handleUnaryCall<GetMentionRequest, Mention>;
-  createMention: handleUnaryCall<CreateMentionRequest, Mention>;
-  updateMention: handleUnaryCall<UpdateMentionRequest, Mention>;
-  deleteMention: handleUnaryCall<DeleteMentionRequest, DeleteMentionResponse>;
+  createMention: handleUnaryCall<CreateMentionRequest, MentionResult>;
+  updateMention: handleUnaryCall<UpdateMentionRequest, MentionResult>;
+  deleteMention: handleUnaryCall<DeleteMentionRequest, WriteEffects>;
   bulkMentions: handleUnaryCall<BulkMentionsRequest, BulkMentionsResponse>;
 }
 
@@ -884,48 +921,48 @@ export interface MentionServiceClient extends Client {
   ): ClientUnaryCall;
   createMention(
     request: CreateMentionRequest,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   createMention(
     request: CreateMentionRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   createMention(
     request: CreateMentionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   updateMention(
     request: UpdateMentionRequest,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   updateMention(
     request: UpdateMentionRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   updateMention(
     request: UpdateMentionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Mention) => void,
+    callback: (error: ServiceError | null, response: MentionResult) => void,
   ): ClientUnaryCall;
   deleteMention(
     request: DeleteMentionRequest,
-    callback: (error: ServiceError | null, response: DeleteMentionResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteMention(
     request: DeleteMentionRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DeleteMentionResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteMention(
     request: DeleteMentionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DeleteMentionResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   bulkMentions(
     request: BulkMentionsRequest,
@@ -952,6 +989,18 @@ export const MentionServiceClient = makeGenericClientConstructor(
   service: typeof MentionServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

@@ -18,20 +18,12 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { OutputMessage } from "./output_message_record.js";
+import { SideEffect } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/output_message.proto";
-
-export interface OutputMessage {
-  text: string;
-  visible: boolean;
-  color: string;
-  bold: boolean;
-  underline: boolean;
-  /** Absent until the message is first written (it reads back as the defaults). */
-  updated_at?: string | undefined;
-}
 
 export interface GetOutputMessageRequest {
   rundown_id: string;
@@ -50,110 +42,9 @@ export interface UpdateOutputMessageResponse {
   message:
     | OutputMessage
     | undefined;
-  /** Whether any field took a new value. */
-  changed: boolean;
+  /** `output_message.changed` when any field took a new value; none otherwise. */
+  side_effects: SideEffect[];
 }
-
-function createBaseOutputMessage(): OutputMessage {
-  return { text: "", visible: false, color: "", bold: false, underline: false, updated_at: undefined };
-}
-
-export const OutputMessage: MessageFns<OutputMessage> = {
-  encode(message: OutputMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.text !== "") {
-      writer.uint32(10).string(message.text);
-    }
-    if (message.visible !== false) {
-      writer.uint32(16).bool(message.visible);
-    }
-    if (message.color !== "") {
-      writer.uint32(26).string(message.color);
-    }
-    if (message.bold !== false) {
-      writer.uint32(32).bool(message.bold);
-    }
-    if (message.underline !== false) {
-      writer.uint32(40).bool(message.underline);
-    }
-    if (message.updated_at !== undefined) {
-      writer.uint32(50).string(message.updated_at);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): OutputMessage {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseOutputMessage();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.text = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.visible = reader.bool();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.color = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.bold = reader.bool();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.underline = reader.bool();
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.updated_at = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
 
 function createBaseGetOutputMessageRequest(): GetOutputMessageRequest {
   return { rundown_id: "" };
@@ -310,7 +201,7 @@ export const UpdateOutputMessageRequest: MessageFns<UpdateOutputMessageRequest> 
 };
 
 function createBaseUpdateOutputMessageResponse(): UpdateOutputMessageResponse {
-  return { message: undefined, changed: false };
+  return { message: undefined, side_effects: [] };
 }
 
 export const UpdateOutputMessageResponse: MessageFns<UpdateOutputMessageResponse> = {
@@ -318,8 +209,8 @@ export const UpdateOutputMessageResponse: MessageFns<UpdateOutputMessageResponse
     if (message.message !== undefined) {
       OutputMessage.encode(message.message, writer.uint32(10).fork()).join();
     }
-    if (message.changed !== false) {
-      writer.uint32(16).bool(message.changed);
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -346,11 +237,11 @@ export const UpdateOutputMessageResponse: MessageFns<UpdateOutputMessageResponse
             continue;
           }
           case 2: {
-            if (tag !== 16) {
+            if (tag !== 18) {
               break;
             }
 
-            message.changed = reader.bool();
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }

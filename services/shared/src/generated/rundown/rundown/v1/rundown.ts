@@ -18,12 +18,33 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Struct } from "../../../google/protobuf/struct.js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Cue, NewCue } from "./cues.js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/rundown.proto";
+
+/** CONTRACT §2 `status`: any value may follow any other; a new rundown is a draft. */
+export enum RundownStatus {
+  RUNDOWN_STATUS_UNSPECIFIED = 0,
+  RUNDOWN_STATUS_IMPORTED = 1,
+  RUNDOWN_STATUS_DRAFT = 2,
+  RUNDOWN_STATUS_AWAITING_DATA = 3,
+  RUNDOWN_STATUS_APPROVED = 4,
+  RUNDOWN_STATUS_FINALIZED = 5,
+  RUNDOWN_STATUS_REJECTED = 6,
+  UNRECOGNIZED = -1,
+}
+
+/** UNSPECIFIED: no preference (null). */
+export enum TodDisplayFormat {
+  TOD_DISPLAY_FORMAT_UNSPECIFIED = 0,
+  TOD_DISPLAY_FORMAT_12H = 1,
+  TOD_DISPLAY_FORMAT_24H = 2,
+  UNRECOGNIZED = -1,
+}
 
 export interface CueNumbering {
   start_from: number;
@@ -31,9 +52,31 @@ export interface CueNumbering {
   padding: number;
 }
 
+/** The settings as they read: every key always has a value (its default until set). */
 export interface Settings {
   cue_numbering: CueNumbering | undefined;
-  tod_display_format?: string | undefined;
+  tod_display_format: TodDisplayFormat;
+}
+
+/** An RFC 7396 merge patch of cue_numbering: absent keeps, a value sets, reset_* restores the default. */
+export interface CueNumberingPatch {
+  start_from?: number | undefined;
+  reset_start_from: boolean;
+  prefix?: string | undefined;
+  reset_prefix: boolean;
+  padding?: number | undefined;
+  reset_padding: boolean;
+}
+
+/** An RFC 7396 merge patch of the settings (the rundown service checks the values). */
+export interface SettingsPatch {
+  cue_numbering:
+    | CueNumberingPatch
+    | undefined;
+  /** The whole group back to its defaults (JSON `cue_numbering: null`). */
+  reset_cue_numbering: boolean;
+  /** Present: set (UNSPECIFIED sets null, which is also its default). */
+  tod_display_format?: TodDisplayFormat | undefined;
 }
 
 export interface CueOrderNode {
@@ -44,15 +87,18 @@ export interface CueOrderNode {
 export interface Rundown {
   id: string;
   title: string;
-  timezone?: string | undefined;
+  timezone?:
+    | string
+    | undefined;
+  /** ms since the epoch (clients do clock math on them, CONTRACT §1) */
   start_time?: number | undefined;
   end_time?: number | undefined;
-  status: string;
+  status: RundownStatus;
   settings: Settings | undefined;
   cue_order: CueOrderNode[];
   column_order: string[];
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 export interface ColumnInput {
@@ -62,12 +108,15 @@ export interface ColumnInput {
 export interface CreateRundownRequest {
   title: string;
   timezone?: string | undefined;
-  start_time?: number | undefined;
-  status?:
-    | string
+  start_time?:
+    | number
     | undefined;
-  /** A validated settings object (RFC 7396 patch over the defaults). */
-  settings: { [key: string]: any } | undefined;
+  /** Absent: draft. */
+  status?:
+    | RundownStatus
+    | undefined;
+  /** Applied over the defaults. */
+  settings: SettingsPatch | undefined;
   columns: ColumnInput[];
   /** Cues in display order (groups with their children), created in the same transaction. */
   cues: NewCue[];
@@ -97,11 +146,8 @@ export interface UpdateRundownRequest {
   timezone?: string | undefined;
   set_start_time: boolean;
   start_time?: number | undefined;
-  status?:
-    | string
-    | undefined;
-  /** RFC 7396 merge patch of settings; null members reset to defaults. */
-  settings_patch: { [key: string]: any } | undefined;
+  status?: RundownStatus | undefined;
+  settings_patch: SettingsPatch | undefined;
 }
 
 export interface ListRundownsRequest {
@@ -118,7 +164,10 @@ export interface DeleteRundownRequest {
   rundown_id: string;
 }
 
-export interface Empty {
+/** A rundown write: the rundown as it now reads, and what the write caused. */
+export interface RundownResult {
+  rundown: Rundown | undefined;
+  side_effects: SideEffect[];
 }
 
 function createBaseCueNumbering(): CueNumbering {
@@ -190,7 +239,7 @@ export const CueNumbering: MessageFns<CueNumbering> = {
 };
 
 function createBaseSettings(): Settings {
-  return { cue_numbering: undefined, tod_display_format: undefined };
+  return { cue_numbering: undefined, tod_display_format: 0 };
 }
 
 export const Settings: MessageFns<Settings> = {
@@ -198,8 +247,8 @@ export const Settings: MessageFns<Settings> = {
     if (message.cue_numbering !== undefined) {
       CueNumbering.encode(message.cue_numbering, writer.uint32(10).fork()).join();
     }
-    if (message.tod_display_format !== undefined) {
-      writer.uint32(18).string(message.tod_display_format);
+    if (message.tod_display_format !== 0) {
+      writer.uint32(16).int32(message.tod_display_format);
     }
     return writer;
   },
@@ -226,11 +275,187 @@ export const Settings: MessageFns<Settings> = {
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
               break;
             }
 
-            message.tod_display_format = reader.string();
+            message.tod_display_format = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCueNumberingPatch(): CueNumberingPatch {
+  return {
+    start_from: undefined,
+    reset_start_from: false,
+    prefix: undefined,
+    reset_prefix: false,
+    padding: undefined,
+    reset_padding: false,
+  };
+}
+
+export const CueNumberingPatch: MessageFns<CueNumberingPatch> = {
+  encode(message: CueNumberingPatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.start_from !== undefined) {
+      writer.uint32(8).int32(message.start_from);
+    }
+    if (message.reset_start_from !== false) {
+      writer.uint32(16).bool(message.reset_start_from);
+    }
+    if (message.prefix !== undefined) {
+      writer.uint32(26).string(message.prefix);
+    }
+    if (message.reset_prefix !== false) {
+      writer.uint32(32).bool(message.reset_prefix);
+    }
+    if (message.padding !== undefined) {
+      writer.uint32(40).int32(message.padding);
+    }
+    if (message.reset_padding !== false) {
+      writer.uint32(48).bool(message.reset_padding);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CueNumberingPatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCueNumberingPatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.start_from = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reset_start_from = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.reset_prefix = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.padding = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.reset_padding = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSettingsPatch(): SettingsPatch {
+  return { cue_numbering: undefined, reset_cue_numbering: false, tod_display_format: undefined };
+}
+
+export const SettingsPatch: MessageFns<SettingsPatch> = {
+  encode(message: SettingsPatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cue_numbering !== undefined) {
+      CueNumberingPatch.encode(message.cue_numbering, writer.uint32(10).fork()).join();
+    }
+    if (message.reset_cue_numbering !== false) {
+      writer.uint32(16).bool(message.reset_cue_numbering);
+    }
+    if (message.tod_display_format !== undefined) {
+      writer.uint32(24).int32(message.tod_display_format);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettingsPatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettingsPatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cue_numbering = CueNumberingPatch.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reset_cue_numbering = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tod_display_format = reader.int32() as any;
             continue;
           }
         }
@@ -310,12 +535,12 @@ function createBaseRundown(): Rundown {
     timezone: undefined,
     start_time: undefined,
     end_time: undefined,
-    status: "",
+    status: 0,
     settings: undefined,
     cue_order: [],
     column_order: [],
-    created_at: "",
-    updated_at: "",
+    created_at: undefined,
+    updated_at: undefined,
   };
 }
 
@@ -336,8 +561,8 @@ export const Rundown: MessageFns<Rundown> = {
     if (message.end_time !== undefined) {
       writer.uint32(40).int64(message.end_time);
     }
-    if (message.status !== "") {
-      writer.uint32(50).string(message.status);
+    if (message.status !== 0) {
+      writer.uint32(48).int32(message.status);
     }
     if (message.settings !== undefined) {
       Settings.encode(message.settings, writer.uint32(58).fork()).join();
@@ -348,11 +573,11 @@ export const Rundown: MessageFns<Rundown> = {
     for (const v of message.column_order) {
       writer.uint32(74).string(v!);
     }
-    if (message.created_at !== "") {
-      writer.uint32(82).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(82).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(90).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -411,11 +636,11 @@ export const Rundown: MessageFns<Rundown> = {
             continue;
           }
           case 6: {
-            if (tag !== 50) {
+            if (tag !== 48) {
               break;
             }
 
-            message.status = reader.string();
+            message.status = reader.int32() as any;
             continue;
           }
           case 7: {
@@ -447,7 +672,7 @@ export const Rundown: MessageFns<Rundown> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 11: {
@@ -455,7 +680,7 @@ export const Rundown: MessageFns<Rundown> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -541,10 +766,10 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
       writer.uint32(24).int64(message.start_time);
     }
     if (message.status !== undefined) {
-      writer.uint32(34).string(message.status);
+      writer.uint32(32).int32(message.status);
     }
     if (message.settings !== undefined) {
-      Struct.encode(Struct.wrap(message.settings), writer.uint32(42).fork()).join();
+      SettingsPatch.encode(message.settings, writer.uint32(42).fork()).join();
     }
     for (const v of message.columns) {
       ColumnInput.encode(v!, writer.uint32(50).fork()).join();
@@ -593,11 +818,11 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
             continue;
           }
           case 4: {
-            if (tag !== 34) {
+            if (tag !== 32) {
               break;
             }
 
-            message.status = reader.string();
+            message.status = reader.int32() as any;
             continue;
           }
           case 5: {
@@ -605,7 +830,7 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
               break;
             }
 
-            message.settings = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            message.settings = SettingsPatch.decode(reader, reader.uint32());
             continue;
           }
           case 6: {
@@ -820,10 +1045,10 @@ export const UpdateRundownRequest: MessageFns<UpdateRundownRequest> = {
       writer.uint32(48).int64(message.start_time);
     }
     if (message.status !== undefined) {
-      writer.uint32(58).string(message.status);
+      writer.uint32(56).int32(message.status);
     }
     if (message.settings_patch !== undefined) {
-      Struct.encode(Struct.wrap(message.settings_patch), writer.uint32(66).fork()).join();
+      SettingsPatch.encode(message.settings_patch, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -890,11 +1115,11 @@ export const UpdateRundownRequest: MessageFns<UpdateRundownRequest> = {
             continue;
           }
           case 7: {
-            if (tag !== 58) {
+            if (tag !== 56) {
               break;
             }
 
-            message.status = reader.string();
+            message.status = reader.int32() as any;
             continue;
           }
           case 8: {
@@ -902,7 +1127,7 @@ export const UpdateRundownRequest: MessageFns<UpdateRundownRequest> = {
               break;
             }
 
-            message.settings_patch = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            message.settings_patch = SettingsPatch.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1078,16 +1303,22 @@ export const DeleteRundownRequest: MessageFns<DeleteRundownRequest> = {
   },
 };
 
-function createBaseEmpty(): Empty {
-  return {};
+function createBaseRundownResult(): RundownResult {
+  return { rundown: undefined, side_effects: [] };
 }
 
-export const Empty: MessageFns<Empty> = {
-  encode(_: Empty, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const RundownResult: MessageFns<RundownResult> = {
+  encode(message: RundownResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown !== undefined) {
+      Rundown.encode(message.rundown, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): Empty {
+  decode(input: BinaryReader | Uint8Array, length?: number): RundownResult {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1096,10 +1327,26 @@ export const Empty: MessageFns<Empty> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseEmpty();
+      const message = createBaseRundownResult();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown = Rundown.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1121,8 +1368,8 @@ export const RundownServiceService = {
     responseStream: false as const,
     requestSerialize: (value: CreateRundownRequest): Buffer => Buffer.from(CreateRundownRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): CreateRundownRequest => CreateRundownRequest.decode(value),
-    responseSerialize: (value: Rundown): Buffer => Buffer.from(Rundown.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Rundown => Rundown.decode(value),
+    responseSerialize: (value: RundownResult): Buffer => Buffer.from(RundownResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RundownResult => RundownResult.decode(value),
   },
   getRundown: {
     path: "/rundown.rundown.v1.RundownService/GetRundown" as const,
@@ -1149,8 +1396,8 @@ export const RundownServiceService = {
     responseStream: false as const,
     requestSerialize: (value: UpdateRundownRequest): Buffer => Buffer.from(UpdateRundownRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): UpdateRundownRequest => UpdateRundownRequest.decode(value),
-    responseSerialize: (value: Rundown): Buffer => Buffer.from(Rundown.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Rundown => Rundown.decode(value),
+    responseSerialize: (value: RundownResult): Buffer => Buffer.from(RundownResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RundownResult => RundownResult.decode(value),
   },
   listRundowns: {
     path: "/rundown.rundown.v1.RundownService/ListRundowns" as const,
@@ -1168,35 +1415,35 @@ export const RundownServiceService = {
     responseStream: false as const,
     requestSerialize: (value: DeleteRundownRequest): Buffer => Buffer.from(DeleteRundownRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteRundownRequest => DeleteRundownRequest.decode(value),
-    responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
-    responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
 } as const;
 
 export interface RundownServiceServer extends UntypedServiceImplementation {
-  createRundown: handleUnaryCall<CreateRundownRequest, Rundown>;
+  createRundown: handleUnaryCall<CreateRundownRequest, RundownResult>;
   getRundown: handleUnaryCall<GetRundownRequest, Rundown>;
   getRundownWithCues: handleUnaryCall<GetRundownWithCuesRequest, RundownWithCues>;
-  updateRundown: handleUnaryCall<UpdateRundownRequest, Rundown>;
+  updateRundown: handleUnaryCall<UpdateRundownRequest, RundownResult>;
   listRundowns: handleUnaryCall<ListRundownsRequest, ListRundownsResponse>;
-  deleteRundown: handleUnaryCall<DeleteRundownRequest, Empty>;
+  deleteRundown: handleUnaryCall<DeleteRundownRequest, WriteEffects>;
 }
 
 export interface RundownServiceClient extends Client {
   createRundown(
     request: CreateRundownRequest,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   createRundown(
     request: CreateRundownRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   createRundown(
     request: CreateRundownRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   getRundown(
     request: GetRundownRequest,
@@ -1230,18 +1477,18 @@ export interface RundownServiceClient extends Client {
   ): ClientUnaryCall;
   updateRundown(
     request: UpdateRundownRequest,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   updateRundown(
     request: UpdateRundownRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   updateRundown(
     request: UpdateRundownRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Rundown) => void,
+    callback: (error: ServiceError | null, response: RundownResult) => void,
   ): ClientUnaryCall;
   listRundowns(
     request: ListRundownsRequest,
@@ -1260,18 +1507,18 @@ export interface RundownServiceClient extends Client {
   ): ClientUnaryCall;
   deleteRundown(
     request: DeleteRundownRequest,
-    callback: (error: ServiceError | null, response: Empty) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteRundown(
     request: DeleteRundownRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: Empty) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteRundown(
     request: DeleteRundownRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: Empty) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
 }
 
@@ -1283,6 +1530,18 @@ export const RundownServiceClient = makeGenericClientConstructor(
   service: typeof RundownServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

@@ -18,6 +18,8 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { SideEffect, WriteEffects } from "./side_effects.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -26,8 +28,8 @@ export const protobufFileName = "rundown/rundown/v1/text_variables.proto";
 export interface TextVariable {
   key: string;
   value: string;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 export interface ListTextVariablesRequest {
@@ -60,7 +62,9 @@ export interface DeleteTextVariableRequest {
   key: string;
 }
 
-export interface DeleteTextVariableResponse {
+export interface TextVariableResult {
+  text_variable: TextVariable | undefined;
+  side_effects: SideEffect[];
 }
 
 export interface TextVariableInput {
@@ -77,10 +81,11 @@ export interface BulkTextVariablesRequest {
 
 export interface BulkTextVariablesResponse {
   items: TextVariable[];
+  side_effects: SideEffect[];
 }
 
 function createBaseTextVariable(): TextVariable {
-  return { key: "", value: "", created_at: "", updated_at: "" };
+  return { key: "", value: "", created_at: undefined, updated_at: undefined };
 }
 
 export const TextVariable: MessageFns<TextVariable> = {
@@ -91,11 +96,11 @@ export const TextVariable: MessageFns<TextVariable> = {
     if (message.value !== "") {
       writer.uint32(18).string(message.value);
     }
-    if (message.created_at !== "") {
-      writer.uint32(26).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(26).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(34).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -134,7 +139,7 @@ export const TextVariable: MessageFns<TextVariable> = {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -142,7 +147,7 @@ export const TextVariable: MessageFns<TextVariable> = {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -500,16 +505,22 @@ export const DeleteTextVariableRequest: MessageFns<DeleteTextVariableRequest> = 
   },
 };
 
-function createBaseDeleteTextVariableResponse(): DeleteTextVariableResponse {
-  return {};
+function createBaseTextVariableResult(): TextVariableResult {
+  return { text_variable: undefined, side_effects: [] };
 }
 
-export const DeleteTextVariableResponse: MessageFns<DeleteTextVariableResponse> = {
-  encode(_: DeleteTextVariableResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const TextVariableResult: MessageFns<TextVariableResult> = {
+  encode(message: TextVariableResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.text_variable !== undefined) {
+      TextVariable.encode(message.text_variable, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteTextVariableResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): TextVariableResult {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -518,10 +529,26 @@ export const DeleteTextVariableResponse: MessageFns<DeleteTextVariableResponse> 
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteTextVariableResponse();
+      const message = createBaseTextVariableResult();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.text_variable = TextVariable.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -661,13 +688,16 @@ export const BulkTextVariablesRequest: MessageFns<BulkTextVariablesRequest> = {
 };
 
 function createBaseBulkTextVariablesResponse(): BulkTextVariablesResponse {
-  return { items: [] };
+  return { items: [], side_effects: [] };
 }
 
 export const BulkTextVariablesResponse: MessageFns<BulkTextVariablesResponse> = {
   encode(message: BulkTextVariablesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.items) {
       TextVariable.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.side_effects) {
+      SideEffect.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -691,6 +721,14 @@ export const BulkTextVariablesResponse: MessageFns<BulkTextVariablesResponse> = 
             }
 
             message.items.push(TextVariable.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.side_effects.push(SideEffect.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -726,8 +764,8 @@ export const TextVariableServiceService = {
     requestSerialize: (value: CreateTextVariableRequest): Buffer =>
       Buffer.from(CreateTextVariableRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): CreateTextVariableRequest => CreateTextVariableRequest.decode(value),
-    responseSerialize: (value: TextVariable): Buffer => Buffer.from(TextVariable.encode(value).finish()),
-    responseDeserialize: (value: Buffer): TextVariable => TextVariable.decode(value),
+    responseSerialize: (value: TextVariableResult): Buffer => Buffer.from(TextVariableResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TextVariableResult => TextVariableResult.decode(value),
   },
   getTextVariable: {
     path: "/rundown.rundown.v1.TextVariableService/GetTextVariable" as const,
@@ -746,8 +784,8 @@ export const TextVariableServiceService = {
     requestSerialize: (value: UpdateTextVariableRequest): Buffer =>
       Buffer.from(UpdateTextVariableRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): UpdateTextVariableRequest => UpdateTextVariableRequest.decode(value),
-    responseSerialize: (value: TextVariable): Buffer => Buffer.from(TextVariable.encode(value).finish()),
-    responseDeserialize: (value: Buffer): TextVariable => TextVariable.decode(value),
+    responseSerialize: (value: TextVariableResult): Buffer => Buffer.from(TextVariableResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TextVariableResult => TextVariableResult.decode(value),
   },
   deleteTextVariable: {
     path: "/rundown.rundown.v1.TextVariableService/DeleteTextVariable" as const,
@@ -756,9 +794,8 @@ export const TextVariableServiceService = {
     requestSerialize: (value: DeleteTextVariableRequest): Buffer =>
       Buffer.from(DeleteTextVariableRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): DeleteTextVariableRequest => DeleteTextVariableRequest.decode(value),
-    responseSerialize: (value: DeleteTextVariableResponse): Buffer =>
-      Buffer.from(DeleteTextVariableResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteTextVariableResponse => DeleteTextVariableResponse.decode(value),
+    responseSerialize: (value: WriteEffects): Buffer => Buffer.from(WriteEffects.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteEffects => WriteEffects.decode(value),
   },
   bulkTextVariables: {
     path: "/rundown.rundown.v1.TextVariableService/BulkTextVariables" as const,
@@ -775,10 +812,10 @@ export const TextVariableServiceService = {
 
 export interface TextVariableServiceServer extends UntypedServiceImplementation {
   listTextVariables: handleUnaryCall<ListTextVariablesRequest, ListTextVariablesResponse>;
-  createTextVariable: handleUnaryCall<CreateTextVariableRequest, TextVariable>;
+  createTextVariable: handleUnaryCall<CreateTextVariableRequest, TextVariableResult>;
   getTextVariable: handleUnaryCall<GetTextVariableRequest, TextVariable>;
-  updateTextVariable: handleUnaryCall<UpdateTextVariableRequest, TextVariable>;
-  deleteTextVariable: handleUnaryCall<DeleteTextVariableRequest, DeleteTextVariableResponse>;
+  updateTextVariable: handleUnaryCall<UpdateTextVariableRequest, TextVariableResult>;
+  deleteTextVariable: handleUnaryCall<DeleteTextVariableRequest, WriteEffects>;
   bulkTextVariables: handleUnaryCall<BulkTextVariablesRequest, BulkTextVariablesResponse>;
 }
 
@@ -800,18 +837,18 @@ export interface TextVariableServiceClient extends Client {
   ): ClientUnaryCall;
   createTextVariable(
     request: CreateTextVariableRequest,
-    callback: (error: ServiceError | null, response: TextVariable) => void,
+    callback: (error: ServiceError | null, response: TextVariableResult) => void,
   ): ClientUnaryCall;
   createTextVariable(
     request: CreateTextVariableRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: TextVariable) => void,
+    callback: (error: ServiceError | null, response: TextVariableResult) => void,
   ): ClientUnaryCall;
   createTextVariable(
     request: CreateTextVariableRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: TextVariable) => void,
+    callback: (error: ServiceError | null, response: TextVariableResult) => void,
   ): ClientUnaryCall;
   getTextVariable(
     request: GetTextVariableRequest,
@@ -830,33 +867,33 @@ export interface TextVariableServiceClient extends Client {
   ): ClientUnaryCall;
   updateTextVariable(
     request: UpdateTextVariableRequest,
-    callback: (error: ServiceError | null, response: TextVariable) => void,
+    callback: (error: ServiceError | null, response: TextVariableResult) => void,
   ): ClientUnaryCall;
   updateTextVariable(
     request: UpdateTextVariableRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: TextVariable) => void,
+    callback: (error: ServiceError | null, response: TextVariableResult) => void,
   ): ClientUnaryCall;
   updateTextVariable(
     request: UpdateTextVariableRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: TextVariable) => void,
+    callback: (error: ServiceError | null, response: TextVariableResult) => void,
   ): ClientUnaryCall;
   deleteTextVariable(
     request: DeleteTextVariableRequest,
-    callback: (error: ServiceError | null, response: DeleteTextVariableResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteTextVariable(
     request: DeleteTextVariableRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DeleteTextVariableResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   deleteTextVariable(
     request: DeleteTextVariableRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DeleteTextVariableResponse) => void,
+    callback: (error: ServiceError | null, response: WriteEffects) => void,
   ): ClientUnaryCall;
   bulkTextVariables(
     request: BulkTextVariablesRequest,
@@ -883,6 +920,18 @@ export const TextVariableServiceClient = makeGenericClientConstructor(
   service: typeof TextVariableServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

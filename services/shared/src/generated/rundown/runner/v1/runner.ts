@@ -1304,24 +1304,12 @@ export const RunnerServiceService = {
     responseSerialize: (value: Status): Buffer => Buffer.from(Status.encode(value).finish()),
     responseDeserialize: (value: Buffer): Status => Status.decode(value),
   },
-  /** Admin surface only (CONTRACT §9): an ended show back to pre-show. */
-  reset: {
-    path: "/rundown.runner.v1.RunnerService/Reset" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ResetRequest): Buffer => Buffer.from(ResetRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ResetRequest => ResetRequest.decode(value),
-    responseSerialize: (value: ActResponse): Buffer => Buffer.from(ActResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ActResponse => ActResponse.decode(value),
-  },
 } as const;
 
 export interface RunnerServiceServer extends UntypedServiceImplementation {
   /** One action of the show caller; answers the status after it and what it changed. */
   act: handleUnaryCall<ActRequest, ActResponse>;
   getStatus: handleUnaryCall<GetStatusRequest, Status>;
-  /** Admin surface only (CONTRACT §9): an ended show back to pre-show. */
-  reset: handleUnaryCall<ResetRequest, ActResponse>;
 }
 
 export interface RunnerServiceClient extends Client {
@@ -1353,7 +1341,39 @@ export interface RunnerServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Status) => void,
   ): ClientUnaryCall;
-  /** Admin surface only (CONTRACT §9): an ended show back to pre-show. */
+}
+
+export const RunnerServiceClient = makeGenericClientConstructor(
+  RunnerServiceService,
+  "rundown.runner.v1.RunnerService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): RunnerServiceClient;
+  service: typeof RunnerServiceService;
+  serviceName: string;
+};
+
+/** The admin surface (CONTRACT §9), on the runner's admin port: the gateway's admin listener only. */
+export type RunnerAdminServiceService = typeof RunnerAdminServiceService;
+export const RunnerAdminServiceService = {
+  /** An ended (or any) show back to pre-show. */
+  reset: {
+    path: "/rundown.runner.v1.RunnerAdminService/Reset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResetRequest): Buffer => Buffer.from(ResetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetRequest => ResetRequest.decode(value),
+    responseSerialize: (value: ActResponse): Buffer => Buffer.from(ActResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ActResponse => ActResponse.decode(value),
+  },
+} as const;
+
+export interface RunnerAdminServiceServer extends UntypedServiceImplementation {
+  /** An ended (or any) show back to pre-show. */
+  reset: handleUnaryCall<ResetRequest, ActResponse>;
+}
+
+export interface RunnerAdminServiceClient extends Client {
+  /** An ended (or any) show back to pre-show. */
   reset(request: ResetRequest, callback: (error: ServiceError | null, response: ActResponse) => void): ClientUnaryCall;
   reset(
     request: ResetRequest,
@@ -1368,12 +1388,12 @@ export interface RunnerServiceClient extends Client {
   ): ClientUnaryCall;
 }
 
-export const RunnerServiceClient = makeGenericClientConstructor(
-  RunnerServiceService,
-  "rundown.runner.v1.RunnerService",
+export const RunnerAdminServiceClient = makeGenericClientConstructor(
+  RunnerAdminServiceService,
+  "rundown.runner.v1.RunnerAdminService",
 ) as unknown as {
-  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): RunnerServiceClient;
-  service: typeof RunnerServiceService;
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): RunnerAdminServiceClient;
+  service: typeof RunnerAdminServiceService;
   serviceName: string;
 };
 

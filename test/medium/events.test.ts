@@ -1,24 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { createDataSource, createLogger, readRundownEvents, type CallerContext, type OutboxRelay } from '@rundown/shared';
+import { createLogger, readRundownEvents, type CallerContext, type OutboxRelay } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
-import { RundownAccess } from '../../services/rundown/src/domain/access.js';
-import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
-import { ColumnsService } from '../../services/rundown/src/domain/columns.js';
-import { CuesService } from '../../services/rundown/src/domain/cues.js';
-import { CursorCodec } from '../../services/rundown/src/domain/cursor.js';
-import { MentionsService } from '../../services/rundown/src/domain/mentions.js';
-import { OutputMessageService } from '../../services/rundown/src/domain/output-message.js';
-import { pendingCellStore, RundownsService } from '../../services/rundown/src/domain/rundowns.js';
-import { TextVariablesService } from '../../services/rundown/src/domain/text-variables.js';
-import { OutboxEventLog, rundownOutbox } from '../../services/rundown/src/events/outbox-log.js';
-import { ColumnsRepository } from '../../services/rundown/src/repositories/columns.js';
-import { CuesRepository } from '../../services/rundown/src/repositories/cues.js';
-import { MentionsRepository } from '../../services/rundown/src/repositories/mentions.js';
-import { OutputMessagesRepository } from '../../services/rundown/src/repositories/output-messages.js';
-import { RundownsRepository } from '../../services/rundown/src/repositories/rundowns.js';
-import { TextVariablesRepository } from '../../services/rundown/src/repositories/text-variables.js';
+import { rundownOutbox } from '../../services/rundown/src/events/outbox-log.js';
+import { domainOf, openDatabase } from './support.js';
 
 /**
  * The rundown service's domain events through its outbox, against real PostgreSQL and Redis:
@@ -30,28 +16,12 @@ let redis: Redis;
 const relays: OutboxRelay[] = [];
 
 function services(db: DataSource) {
-  const events = new OutboxEventLog();
-  const rundownsRepo = new RundownsRepository(db);
-  const cuesRepo = new CuesRepository(db);
-  const rundowns = new RundownsService(rundownsRepo, new CursorCodec('c'.repeat(32)), cuesRepo, pendingCellStore, events);
-  const access = new RundownAccess(rundowns, rundownsRepo, events);
-  return {
-    rundowns,
-    cues: new CuesService(rundowns, access, cuesRepo),
-    columns: new ColumnsService(access, new ColumnsRepository(), noCellsYet),
-    mentions: new MentionsService(access, new MentionsRepository()),
-    variables: new TextVariablesService(access, new TextVariablesRepository()),
-    message: new OutputMessageService(access, new OutputMessagesRepository()),
-  };
+  const d = domainOf(db);
+  return { ...d, variables: d.textVariables, message: d.outputMessage };
 }
 
 beforeAll(async () => {
-  replicas = await Promise.all(
-    [1, 2].map(async (n) => {
-      const db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: `it-events-${n}`, poolSize: 12 });
-      return db.initialize();
-    }),
-  );
+  replicas = await Promise.all([1, 2].map((n) => openDatabase(`events-${n}`, 12)));
   redis = new Redis(inject('redisUrl'));
 });
 
@@ -70,7 +40,7 @@ async function startRelays() {
   }
 }
 
-const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER', maxRundowns: 100 });
+const ctx = (teamId: string): CallerContext => ({ requestId: 'req_it', teamId, role: 'OWNER' });
 
 /** The stream as `kind change id` lines (plus the record's title/name/value where it has one). */
 async function stream(rundownId: string) {
@@ -110,7 +80,7 @@ describe('rundown service events', () => {
     const team = `team_ev_${Date.now()}`;
     const s = services(replicas[0]!);
     // No relay runs while these commit (the service "died" after each commit, before relaying).
-    const rd = await s.rundowns.create(ctx(team), {
+    const { result: rd } = await s.rundowns.create(ctx(team), {
       title: 'Show',
       timezone: null,
       start_time: 1_764_000_000_000,
@@ -126,15 +96,15 @@ describe('rundown service events', () => {
       { id: b.id, parent_id: null },
       { id: a.id, parent_id: null },
     ]);
-    const column = await s.columns.create(ctx(team), rd.id, { name: 'Notes' });
+    const { result: column } = await s.columns.create(ctx(team), rd.id, { name: 'Notes' });
     await s.columns.adminCreate(rd.id, { name: 'Secret', type: 'text', private: true });
-    const mention = await s.mentions.create(ctx(team), rd.id, { name: 'Host' });
+    const { result: mention } = await s.mentions.create(ctx(team), rd.id, { name: 'Host' });
     await s.mentions.update(ctx(team), rd.id, mention.id, { name: 'Host' }); // no change: no event
     await s.variables.bulk(ctx(team), rd.id, [{ key: 'v', value: '1' }], false);
     await s.variables.update(ctx(team), rd.id, { key: 'v', value: '2' });
     await s.message.update(ctx(team), rd.id, { text: 'Hi' });
     await s.message.update(ctx(team), rd.id, { text: 'Hi' }); // no change: no event
-    await s.columns.delete(ctx(team), rd.id, column.column.id);
+    await s.columns.delete(ctx(team), rd.id, column.id);
     await s.cues.delete(ctx(team), rd.id, b.id);
     await s.rundowns.update(ctx(team), rd.id, { title: 'Show 2' });
     await s.rundowns.delete(ctx(team), rd.id);
@@ -160,7 +130,7 @@ describe('rundown service events', () => {
       'text_variable created v=1',
       'text_variable updated v=2',
       'output_message updated Hi',
-      `column removed ${column.column.id}`,
+      `column removed ${column.id}`,
       'rundown updated Show',
       `cue removed ${b.id}`,
       'rundown updated Show',
@@ -178,7 +148,7 @@ describe('rundown service events', () => {
   it('racing writers of one rundown on two replicas: every event once, in the order the writes committed', async () => {
     const team = `team_race_ev_${Date.now()}`;
     const [one, two] = replicas.map(services);
-    const rd = await one!.rundowns.create(ctx(team), { title: 'Race', timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] });
+    const { result: rd } = await one!.rundowns.create(ctx(team), { title: 'Race', timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] });
     // Each create appends at the end under the rundown lock, so the final order is the commit order.
     await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 ? one! : two!).cues.create(ctx(team), rd.id, { title: `c${i}` })));
     const { cues } = await one!.cues.list(ctx(team), rd.id);

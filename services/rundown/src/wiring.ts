@@ -1,0 +1,50 @@
+import type { DataSource } from 'typeorm';
+import { RundownAccess } from './domain/access.js';
+import { noCellsYet, type CellsPort } from './domain/cells-port.js';
+import { ColumnsService } from './domain/columns.js';
+import { CuesService } from './domain/cues.js';
+import { CursorCodec } from './domain/cursor.js';
+import type { EventLog } from './domain/events.js';
+import { MentionsService } from './domain/mentions.js';
+import { OutputMessageService } from './domain/output-message.js';
+import { PlayableOrderService } from './domain/playable-order.js';
+import { RundownsService, type PlanFacts } from './domain/rundowns.js';
+import { TextVariablesService } from './domain/text-variables.js';
+import { OutboxEventLog } from './events/outbox-log.js';
+import { ColumnsRepository } from './repositories/columns.js';
+import { CuesRepository } from './repositories/cues.js';
+import { MentionsRepository } from './repositories/mentions.js';
+import { OutputMessagesRepository } from './repositories/output-messages.js';
+import { RundownsRepository } from './repositories/rundowns.js';
+import { TextVariablesRepository } from './repositories/text-variables.js';
+import { PgTransactions } from './repositories/transactions.js';
+
+export type RundownDomain = ReturnType<typeof rundownDomain>;
+
+/**
+ * The rundown context's domain services over its repositories: what the gRPC handlers serve and
+ * what the medium test tier exercises against real PostgreSQL (the same wiring, no transport).
+ */
+export function rundownDomain(
+  dataSource: DataSource,
+  options: { cursorSecret: string; plan: PlanFacts; cells?: CellsPort; events?: EventLog },
+) {
+  const transactions = new PgTransactions(dataSource);
+  const events = options.events ?? new OutboxEventLog();
+  const cells = options.cells ?? noCellsYet;
+  const rundownsRepo = new RundownsRepository();
+  const cuesRepo = new CuesRepository();
+  const columnsRepo = new ColumnsRepository();
+  const rundowns = new RundownsService(transactions, rundownsRepo, cuesRepo, columnsRepo, cells, events, new CursorCodec(options.cursorSecret), options.plan);
+  // Every content write of a rundown goes through this: it locks the rundown row first.
+  const access = new RundownAccess(transactions, rundowns, rundownsRepo, events);
+  return {
+    rundowns,
+    cues: new CuesService(transactions, rundowns, access, cuesRepo),
+    columns: new ColumnsService(access, columnsRepo, cells),
+    mentions: new MentionsService(access, new MentionsRepository()),
+    textVariables: new TextVariablesService(access, new TextVariablesRepository()),
+    outputMessage: new OutputMessageService(access, new OutputMessagesRepository()),
+    playableOrder: new PlayableOrderService(transactions, rundowns, cuesRepo),
+  };
+}
