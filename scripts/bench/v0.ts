@@ -112,6 +112,7 @@ try {
     RUNDOWN_ADDR: `127.0.0.1:${ready.grpc_ports.rundown}`,
     RUNNER_ADDR: `127.0.0.1:${ready.grpc_ports.runner}`,
     V0_TOKEN_SECRET: secrets.V0_TOKEN_SECRET!,
+    INTERNAL_CONTEXT_KEYS: secrets.INTERNAL_CONTEXT_KEYS!,
     // 1,000 connections of one team in a minute: the bench lifts the v0 budget on its replicas.
     V0_RATE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'warn',

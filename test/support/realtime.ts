@@ -36,6 +36,7 @@ export async function startRealtime(nodeId: string): Promise<ExtraRealtime> {
       RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR!,
       RUNNER_ADDR: s.gatewayEnv.RUNNER_ADDR!,
       V0_TOKEN_SECRET: await v0Secret(),
+      INTERNAL_CONTEXT_KEYS: (await storedSecrets(s.launcher.data_dir)).INTERNAL_CONTEXT_KEYS!,
       NODE_ID: nodeId,
       HOST: '127.0.0.1',
       HTTP_PORT: String(http),
