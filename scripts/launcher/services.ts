@@ -22,6 +22,9 @@ export interface ServiceSpec {
   /** The admin gRPC port (admin services only), likewise. */
   adminGrpcPortEnv?: string;
   adminGrpcPortDefault?: number;
+  /** A public HTTP port of its own (realtime's Socket.IO), likewise. */
+  httpPortEnv?: string;
+  httpPortDefault?: number;
   /** Has `main.ts migrate`; migrations run in table order before anything starts. */
   migrate: boolean;
   /** How readiness is judged: gRPC health (SERVING), or the gateway's HTTP `GET /readyz`. */
@@ -56,7 +59,12 @@ export const SERVICES: readonly ServiceSpec[] = [
       migrate: row.migrations,
       ready: 'grpc',
       color: row.color,
-      env: (ctx) => Object.fromEntries(row.settings.map((setting) => [setting, sharedSettings[setting](ctx)])),
+      ...('httpPort' in row ? { httpPortEnv: `${upper(row.name)}_HTTP_PORT`, httpPortDefault: row.httpPort } : {}),
+      env: (ctx) => ({
+        ...Object.fromEntries(row.settings.map((setting) => [setting, sharedSettings[setting](ctx)])),
+        // A public listener of its own (local runs stay on loopback unless asked otherwise).
+        ...(ctx.ports.serviceHttp[row.name] !== undefined ? { HOST: ctx.env.HOST ?? HOST, HTTP_PORT: String(ctx.ports.serviceHttp[row.name]) } : {}),
+      }),
     }),
   ),
   {
@@ -71,6 +79,9 @@ export const SERVICES: readonly ServiceSpec[] = [
       HTTP_PORT: String(ctx.ports.http),
       ADMIN_PORT: String(ctx.ports.admin),
       ADMIN_SECRET: ctx.secrets.ADMIN_SECRET,
+      V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
+      // The public port serves the v0 push channel too, proxied to the realtime service (as an ingress would).
+      ...(ctx.ports.serviceHttp.realtime !== undefined ? { REALTIME_URLS: `http://${HOST}:${ctx.ports.serviceHttp.realtime}` } : {}),
       REDIS_URL: ctx.redisUrl,
       PUBLIC_URL: publicUrl(ctx.ports),
       TOKEN_ENVIRONMENT: tokenEnvironment(ctx.env),
@@ -81,6 +92,8 @@ export const SERVICES: readonly ServiceSpec[] = [
 export interface Ports {
   http: number;
   admin: number;
+  /** HTTP port per service name (services with a public listener of their own: realtime). */
+  serviceHttp: Record<string, number>;
   /** gRPC port per service name. */
   grpc: Record<string, number>;
   /** Admin gRPC port per service name (services with admin RPCs only). */
@@ -97,7 +110,7 @@ export interface PortSetting {
 export const PORT_VARIABLES: readonly string[] = [
   'HTTP_PORT',
   'ADMIN_PORT',
-  ...SERVICES.flatMap((s) => [s.grpcPortEnv, ...(s.adminGrpcPortEnv ? [s.adminGrpcPortEnv] : [])]),
+  ...SERVICES.flatMap((s) => [s.grpcPortEnv, ...(s.adminGrpcPortEnv ? [s.adminGrpcPortEnv] : []), ...(s.httpPortEnv ? [s.httpPortEnv] : [])]),
 ];
 
 function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -120,6 +133,7 @@ export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: 
   ];
   const grpc: Record<string, number> = {};
   const adminGrpc: Record<string, number> = {};
+  const serviceHttp: Record<string, number> = {};
   for (const service of SERVICES) {
     const port = readPort(env, service.grpcPortEnv, service.grpcPortDefault);
     grpc[service.name] = port;
@@ -129,6 +143,11 @@ export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: 
       adminGrpc[service.name] = adminPort;
       settings.push({ envVar: service.adminGrpcPortEnv, port: adminPort, what: `${service.name} admin gRPC` });
     }
+    if (service.httpPortEnv && service.httpPortDefault !== undefined) {
+      const httpPort = readPort(env, service.httpPortEnv, service.httpPortDefault);
+      serviceHttp[service.name] = httpPort;
+      settings.push({ envVar: service.httpPortEnv, port: httpPort, what: `${service.name} HTTP` });
+    }
   }
   const seen = new Map<number, string>();
   for (const setting of settings) {
@@ -136,7 +155,7 @@ export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: 
     if (other !== undefined) throw new LauncherError(`${setting.envVar} and ${other} are both ${setting.port}; give each its own port`);
     seen.set(setting.port, setting.envVar);
   }
-  return { ports: { http, admin, grpc, adminGrpc }, settings };
+  return { ports: { http, admin, grpc, adminGrpc, serviceHttp }, settings };
 }
 
 export function grpcPort(ports: Ports, name: string): number {

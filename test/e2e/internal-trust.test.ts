@@ -42,7 +42,9 @@ interface Resources {
  * One row per service of the table (a new service fails the typecheck until it has one): the
  * refusals below then run against it too.
  */
-const probes: Record<ServiceName, Probe> = {
+// realtime serves no gRPC methods (health only; its callers are Socket.IO clients): nothing to probe.
+type Probed = Exclude<ServiceName, 'realtime'>;
+const probes: Record<Probed, Probe> = {
   auth: {
     method: AuthServiceService.getTeam as MethodDef,
     request: (r) => ({ team_id: r.teamId }),
@@ -98,7 +100,7 @@ beforeAll(async () => {
   other = { teamId: b.id, rundownId: rb.id as string };
 });
 
-describe.each(SERVICES.map((s) => [s.name, s] as const))('internal trust: the %s service', (name) => {
+describe.each(SERVICES.filter((s): s is Extract<(typeof SERVICES)[number], { name: Probed }> => s.name in probes).map((s) => [s.name, s] as const))('internal trust: the %s service', (name) => {
   const probe = probes[name];
   const expectedOk = name === 'auth' ? ({ kind: 'service', name: 'rundown' } as const) : ({ kind: 'edge' } as const);
 

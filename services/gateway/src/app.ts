@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
-import { createLogger, runService, startGrpcServer } from '@rundown/shared';
+import { createLogger, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';
@@ -12,6 +12,8 @@ import { createAdminApp } from './http/admin/server.js';
 import { answerClientErrors, answerExpectations } from './http/client-errors.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
+import { v0Router } from './http/v0/router.js';
+import { socketProxy } from './http/v0/socket-proxy.js';
 import { v1Routes } from './http/v1/index.js';
 import { RunnerStatusReader } from './read-models/runner-status.js';
 
@@ -70,6 +72,15 @@ export async function main(): Promise<void> {
       }
     };
     void loadKeys();
+    const v0 = v0Router({
+      clients,
+      verifier: new V0TokenVerifier(config.V0_TOKEN_SECRET, redis),
+      limiter: new V0RateLimiter(redis),
+      anonymousLimiter: rateLimiter,
+      anonymousLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
+      logger,
+    });
+    const sockets = config.REALTIME_URLS ? socketProxy(config.REALTIME_URLS, logger) : undefined;
     // The runner's status channel (a subscriber connection is dedicated to it).
     const statusChannel = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
     const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
@@ -92,6 +103,8 @@ export async function main(): Promise<void> {
       urls,
       logger,
       rateLimiter,
+      v0,
+      ...(sockets ? { socketProxy: sockets.handle } : {}),
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
       idempotencyStore: new IdempotencyStore(redis),
       ready: () => ready && redisSeen,
@@ -99,6 +112,7 @@ export async function main(): Promise<void> {
     });
     const adminApp = createAdminApp({ routes: adminRoutes(clients, adminClients), secret: config.ADMIN_SECRET, urls, logger });
     const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);
+    sockets?.attach(publicServer);
     // What Node's HTTP layer would answer itself (431, 400, 408, 417) gets the edge's problem+json too.
     answerClientErrors(publicServer, { urls, rateLimiter, anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE, logger });
     answerExpectations(publicServer);
@@ -109,6 +123,7 @@ export async function main(): Promise<void> {
       ready = true; // stop the key loop
       // Streams first: each gets `disconnect` (lifetime) and ends, so the listener can close.
       await live.shutdown();
+      sockets?.close();
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
       closeClients(adminClients);

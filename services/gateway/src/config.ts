@@ -10,11 +10,15 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('0.0.0.0'),
       ADMIN_HOST: z.string().default('127.0.0.1'),
       ADMIN_SECRET: env.secret(16),
+      /** Verifies v0 tokens (HS256, CONTRACT §8); the same secret auth signs them with. */
+      V0_TOKEN_SECRET: env.secret(32),
       /** `<NAME>_ADDR` for every service of the services table, `<NAME>_ADMIN_ADDR` for its admin port. */
       ...upstreamSettings(),
       /** Signs the caller context of every internal call (kid:secret[,kid:secret]; the first signs). */
       INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       REDIS_URL: env.url(['redis', 'rediss']),
+      /** The realtime service(s) the public port proxies `/api-v0/socket.io` to (see http/v0/socket-proxy.ts). */
+      REALTIME_URLS: z.string().optional(),
       PUBLIC_URL: env.url(['http', 'https']).default('http://127.0.0.1:8080'),
       TOKEN_ENVIRONMENT: z.string().regex(/^[a-z0-9-]{1,32}$/).default('local'),
       ANON_RATE_LIMIT_PER_MINUTE: env.int(limits.anonymousRequestsPerMinute, 1),

@@ -19,4 +19,5 @@ export * from './cursor.js';
 export * from './outbox/index.js';
 export * from './services.js';
 export * from './runner-status.js';
+export * from './v0/index.js';
 export { setHttpRoute } from './telemetry-handle.js';

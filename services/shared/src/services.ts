@@ -14,6 +14,8 @@ import { env } from './config.js';
  * - `grpcPort` / `adminGrpcPort`: local defaults (`<NAME>_GRPC_PORT`, `<NAME>_ADMIN_GRPC_PORT`
  *   move them); the admin port exists only for a service with admin RPCs, and only the
  *   gateway's admin listener may reach it;
+ * - `httpPort`: a public HTTP listener of its own (the realtime service's Socket.IO), local default
+ *   (`<NAME>_HTTP_PORT` moves it; the process reads it as HTTP_PORT, beside HOST);
  * - `migrations`: has `main.ts migrate`, run in table order before anything starts;
  * - `settings`: the shared settings it reads besides the ones every service gets
  *   (GRPC_PORT, ADMIN_GRPC_PORT, INTERNAL_CONTEXT_KEYS, LOG_LEVEL, every `<NAME>_ADDR`);
@@ -23,6 +25,7 @@ export interface ServiceRow {
   name: string;
   grpcPort: number;
   adminGrpcPort?: number;
+  httpPort?: number;
   migrations: boolean;
   settings: readonly SharedSetting[];
   color: string;
@@ -55,6 +58,14 @@ export const SERVICES = [
     adminGrpcPort: 50154,
     migrations: true,
     settings: ['DATABASE_URL', 'REDIS_URL'],
+    color: 'blue',
+  },
+  {
+    name: 'realtime',
+    grpcPort: 50055,
+    httpPort: 8082,
+    migrations: false,
+    settings: ['REDIS_URL', 'V0_TOKEN_SECRET'],
     color: 'blue',
   },
 ] as const satisfies readonly ServiceRow[];

@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import { AppError, setHttpRoute, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
@@ -29,6 +29,10 @@ export interface PublicAppOptions {
   ready: () => boolean;
   /** Express `trust proxy` (which X-Forwarded-For hops give the client address). */
   trustProxy?: string | boolean | number;
+  /** The deprecated v0 HTTP API, mounted at `/api-v0/rundown` (its own auth, budget and error shape). */
+  v0?: Router;
+  /** Answers `/api-v0/socket.io` (proxied to the realtime service) and says so; anything else goes on. */
+  socketProxy?: (req: express.Request, res: express.Response) => boolean;
 }
 
 /**
@@ -44,6 +48,10 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  if (options.socketProxy) {
+    const proxy = options.socketProxy;
+    app.use((req, res, next) => (proxy(req, res) ? undefined : next()));
+  }
   const limit = rateLimit(options.rateLimiter, options.anonymousRateLimit);
   const mounts = [
     { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
@@ -87,6 +95,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   const hooks: EdgeHooks = { before: [edge] };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
   app.use('/v1', buildRouter(options.routes, authenticate, hooks));
+  if (options.v0) app.use('/api-v0/rundown', options.v0);
 
   // Self-description, generated once from the route table and the error catalogue.
   const document = openApiDocument(options.routes, options.urls);

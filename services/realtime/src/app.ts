@@ -1,0 +1,74 @@
+import { createServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Redis } from 'ioredis';
+import { createClient, createLogger, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
+import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import { realtimeConfig } from './config.js';
+import { EventProcessor } from './events/processor.js';
+import { ViewStore } from './repositories/views.js';
+import { createSocketServer } from './socket-server.js';
+
+const logger = createLogger('realtime');
+
+export async function main(): Promise<void> {
+  await runService(logger, async () => {
+    const config = realtimeConfig();
+    // One connection for commands and the adapter's publishes (so a publish precedes the lock
+    // release after it), one for the adapter's subscriptions, one for the blocking group read.
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    const sub = redis.duplicate();
+    const reader = redis.duplicate();
+    for (const [name, c] of [['commands', redis], ['subscriber', sub], ['reader', reader]] as const) {
+      c.on('error', (err: Error) => logger.warn({ err: err.message, connection: name }, 'redis connection error'));
+    }
+    // It reads a rundown on behalf of a verified v0 token, as the gateway's edge does for v1 and v0
+    // HTTP: the same `edge` principal, with the token's team in the context.
+    const options = { deadlineMs: config.GRPC_DEADLINE_MS, signer: config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'edge' }) };
+    const clients = {
+      rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, options),
+      cues: createClient(CueServiceService, config.RUNDOWN_ADDR, options),
+      runner: createClient(RunnerServiceService, config.RUNNER_ADDR, options),
+    };
+    const views = new ViewStore(redis, clients);
+    let ready = false;
+    const http = createServer((req, res) => {
+      if (req.url === '/healthz' || req.url === '/readyz') {
+        const ok = req.url === '/healthz' || ready;
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'starting' }));
+        return;
+      }
+      // Socket.IO answers its own path before this handler; anything else is not ours.
+      if (!req.url?.startsWith('/api-v0/socket.io')) res.writeHead(404, { 'content-type': 'application/json' }).end('{"ok":false,"error":"Not found","code":"not_found"}');
+    });
+    const sockets = createSocketServer(http, {
+      verifier: new V0TokenVerifier(config.V0_TOKEN_SECRET, redis),
+      limiter: new V0RateLimiter(redis, config.V0_RATE_LIMIT_PER_MINUTE),
+      views,
+      nodeId: config.NODE_ID,
+      serverTimeIntervalMs: config.SERVER_TIME_INTERVAL_MS,
+      revocationSweepMs: config.REVOCATION_SWEEP_MS,
+      logger,
+    });
+    sockets.io.adapter(createAdapter(redis, sub));
+    const processor = new EventProcessor(reader, views, sockets.broadcaster, config.NODE_ID, logger);
+    await processor.start();
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(config.HTTP_PORT, config.HOST, () => resolve());
+    });
+    const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger, keys: config.INTERNAL_CONTEXT_KEYS });
+    ready = true;
+    logger.info({ http: config.HTTP_PORT, grpc: grpc.port, node: config.NODE_ID }, 'realtime listening');
+    return async () => {
+      ready = false;
+      await processor.stop();
+      await sockets.close();
+      await grpc.shutdown();
+      for (const client of Object.values(clients)) client.close();
+      sub.disconnect();
+      redis.disconnect();
+    };
+  });
+}

@@ -1,0 +1,134 @@
+import type { Redis } from 'ioredis';
+import { decodeEvent, eventKeys, type Logger } from '@rundown/shared';
+import { applyEvent, type V0Emit } from '../domain/v0-records.js';
+import type { ViewStore } from '../repositories/views.js';
+
+export const CONSUMER_GROUP = 'realtime-v0';
+const CLAIM_IDLE_MS = 10_000;
+
+export interface Broadcaster {
+  /** Sends to every client of the rundown on every replica (through the Redis adapter). */
+  emit(rundownId: string, emit: V0Emit): void;
+  /** Disconnects every client of the rundown on every replica. */
+  disconnectRundown(rundownId: string): void;
+}
+
+type Entries = [string, string[]][];
+
+/**
+ * Turns domain events into v0 emits exactly once cluster-wide. Every replica reads the global index
+ * stream (`events:index`) in one consumer group, so each index entry goes to one replica; the
+ * entry only says "rundown R has news". That replica then, under R's lock, applies every event of
+ * R's stream after the view's position in stream order, publishes the emits, and stores the view
+ * with its new position. The position, not the index entry, decides what is emitted: an entry
+ * handled twice (re-delivered after a crash, or two entries of R on two replicas) finds nothing new,
+ * and R's events are emitted in stream order whichever replica holds the lock. Entries a dead
+ * replica left pending are claimed by the others after 10 s.
+ */
+export class EventProcessor {
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private claimTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    /** A connection of its own: XREADGROUP blocks. */
+    private readonly reader: Redis,
+    private readonly views: ViewStore,
+    private readonly broadcaster: Broadcaster,
+    private readonly consumer: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    try {
+      await this.reader.xgroup('CREATE', eventKeys.index, CONSUMER_GROUP, '$', 'MKSTREAM');
+    } catch (err) {
+      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
+    }
+    this.loop = this.run();
+    this.claimTimer = setInterval(() => void this.claimAbandoned(), CLAIM_IDLE_MS / 2);
+  }
+
+  private async run(): Promise<void> {
+    // First what this consumer had pending (a restart with the same name), then new entries.
+    let cursor = '0';
+    while (!this.stopped) {
+      try {
+        const reply = (await this.reader.xreadgroup(
+          'GROUP', CONSUMER_GROUP, this.consumer, 'COUNT', 200, 'BLOCK', 2_000, 'STREAMS', eventKeys.index, cursor,
+        )) as [string, Entries][] | null;
+        const entries = reply?.[0]?.[1] ?? [];
+        if (cursor === '0' && entries.length === 0) cursor = '>';
+        if (entries.length) await this.handle(entries);
+      } catch (err) {
+        if (this.stopped) break;
+        if (String((err as Error).message).includes('NOGROUP')) await this.start().catch(() => undefined);
+        this.logger.warn({ err: (err as Error).message }, 'reading the event index failed; retrying');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
+  private async handle(entries: Entries): Promise<void> {
+    const rundownOf = (fields: string[]) => fields[fields.indexOf('r') + 1] ?? '';
+    const rundowns = new Set(entries.map(([, fields]) => rundownOf(fields)));
+    const failed = new Set<string>();
+    await Promise.all(
+      [...rundowns].map((id) =>
+        this.advance(id).catch((err: Error) => {
+          failed.add(id);
+          this.logger.warn({ err: err.message, rundown_id: id }, 'v0 events not applied yet; retried when claimed');
+        }),
+      ),
+    );
+    // A failed rundown's entries stay pending: the claim hands them out again.
+    const done = entries.filter(([, fields]) => !failed.has(rundownOf(fields))).map(([id]) => id);
+    if (done.length) await this.reader.xack(eventKeys.index, CONSUMER_GROUP, ...done);
+  }
+
+  private async claimAbandoned(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const [, claimed] = (await this.views.redisClient.xautoclaim(eventKeys.index, CONSUMER_GROUP, this.consumer, CLAIM_IDLE_MS, '0-0', 'COUNT', 200)) as [
+        string,
+        Entries,
+      ];
+      if (claimed.length) {
+        this.logger.info({ entries: claimed.length }, 'took over event index entries another replica left pending');
+        await this.handle(claimed.filter((e) => Array.isArray(e[1])));
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'claiming abandoned index entries failed');
+    }
+  }
+
+  /** Applies and emits every event of the rundown after its view's position (no view: nobody watches it yet). */
+  async advance(rundownId: string): Promise<void> {
+    await this.views.advanceLocked(rundownId, async (start) => {
+      let view = start;
+      for (;;) {
+        const raw = (await this.views.redisClient.xrangeBuffer(eventKeys.rundown(rundownId), `(${view.pos}`, '+', 'COUNT', 500)) as [Buffer, Buffer[]][];
+        for (const [idBuf, fields] of raw) {
+          const at = fields.findIndex((f, i) => i % 2 === 0 && f.toString() === 'e');
+          if (at < 0) continue;
+          const applied = applyEvent(view, idBuf.toString(), decodeEvent(fields[at + 1]!));
+          if (applied.removed) {
+            this.broadcaster.disconnectRundown(rundownId);
+            await this.views.remove(rundownId);
+            return undefined;
+          }
+          for (const emit of applied.emits) this.broadcaster.emit(rundownId, emit);
+          view = applied.view;
+        }
+        if (raw.length < 500) return view === start ? undefined : view;
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.claimTimer);
+    this.reader.disconnect();
+    await this.loop?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { AppError, eventKeys, type CallerContext, type PromiseClient } from '@rundown/shared';
+import type { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
+import type { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { Phase, type RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import { timesnapOf, v0Cue, v0Rundown, type V0View } from '../domain/v0-records.js';
+
+export interface ContentClients {
+  rundown: PromiseClient<typeof RundownServiceService>;
+  cues: PromiseClient<typeof CueServiceService>;
+  runner: PromiseClient<typeof RunnerServiceService>;
+}
+
+const VIEW_TTL_SECONDS = 7 * 24 * 3600;
+const LOCK_MS = 5_000;
+
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+// KEYS: lock, view. No view: nothing to do (0). Lock taken: 1 and the view. Busy: 2.
+const ACQUIRE_WITH_VIEW = `
+local view = redis.call('GET', KEYS[2])
+if not view then return {0} end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, view} end
+return {2}`;
+// KEYS: view, lock. Stores the view and releases the lock in one step (after the publishes before it).
+const PUT_AND_RELEASE = `
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+return 1`;
+
+type Scripted = {
+  v0ReleaseLock(key: string, token: string): Promise<number>;
+  v0AcquireWithView(lock: string, view: string, token: string, ttl: number): Promise<[0] | [1, string] | [2]>;
+  v0PutAndRelease(view: string, lock: string, json: string, ttl: number, token: string): Promise<number>;
+};
+
+/**
+ * The v0 view of each rundown in Redis (`v0:view:<id>`: what a connecting client is sent, and the
+ * stream position it reflects), shared by every realtime replica, and the per-rundown lock
+ * (`v0:lock:<id>`) under which a view is built, advanced by events (and their emits published),
+ * or read for a connecting client. The lock is what makes "emit, then advance the position" atomic
+ * for everyone else: a client joins while nobody is between the two.
+ *
+ * Every command goes over the one connection the Socket.IO adapter publishes on, so a publish
+ * reaches Redis before the lock release that follows it.
+ */
+export class ViewStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly clients: ContentClients,
+  ) {
+    if (!('v0ReleaseLock' in redis)) {
+      redis.defineCommand('v0ReleaseLock', { numberOfKeys: 1, lua: RELEASE });
+      redis.defineCommand('v0AcquireWithView', { numberOfKeys: 2, lua: ACQUIRE_WITH_VIEW });
+      redis.defineCommand('v0PutAndRelease', { numberOfKeys: 2, lua: PUT_AND_RELEASE });
+    }
+  }
+
+  /** The shared connection (the adapter publishes on it too), for the stream reads done under the lock. */
+  get redisClient(): Redis {
+    return this.redis;
+  }
+
+  private key = (rundownId: string) => `v0:view:${rundownId}`;
+
+  async get(rundownId: string): Promise<V0View | undefined> {
+    const raw = await this.redis.get(this.key(rundownId));
+    return raw ? (JSON.parse(raw) as V0View) : undefined;
+  }
+
+  async put(rundownId: string, view: V0View): Promise<void> {
+    await this.redis.set(this.key(rundownId), JSON.stringify(view), 'EX', VIEW_TTL_SECONDS);
+  }
+
+  async remove(rundownId: string): Promise<void> {
+    await this.redis.del(this.key(rundownId));
+  }
+
+  private get scripts(): Scripted {
+    return this.redis as unknown as Scripted;
+  }
+
+  /**
+   * The event path in three round trips: take the lock and read the view in one script (nothing
+   * when the rundown has no view: nobody watches it), run `work` (it publishes), then store what it
+   * answers and release in one script. `work` answering undefined stores nothing.
+   */
+  async advanceLocked(rundownId: string, work: (view: V0View) => Promise<V0View | undefined>): Promise<void> {
+    const lock = `v0:lock:${rundownId}`;
+    const token = randomBytes(8).toString('hex');
+    const deadline = Date.now() + LOCK_MS * 2;
+    let view: V0View;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      const got = await this.scripts.v0AcquireWithView(lock, this.key(rundownId), token, LOCK_MS);
+      if (got[0] === 0) return;
+      if (got[0] === 1) {
+        view = JSON.parse(got[1]) as V0View;
+        break;
+      }
+      if (Date.now() > deadline) throw new AppError('service_unavailable', { detail: `The v0 view of ${rundownId} stayed locked.` });
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    let next: V0View | undefined;
+    try {
+      next = await work(view);
+    } catch (error) {
+      await this.scripts.v0ReleaseLock(lock, token).catch(() => undefined);
+      throw error;
+    }
+    if (next) await this.scripts.v0PutAndRelease(this.key(rundownId), lock, JSON.stringify(next), VIEW_TTL_SECONDS, token);
+    else await this.scripts.v0ReleaseLock(lock, token);
+  }
+
+  /** Runs `work` holding the rundown's lock (waiting for it, up to the lock's lifetime and a bit). */
+  async locked<T>(rundownId: string, work: () => Promise<T>): Promise<T> {
+    const key = `v0:lock:${rundownId}`;
+    const token = randomBytes(8).toString('hex');
+    const deadline = Date.now() + LOCK_MS * 2;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      if ((await this.redis.set(key, token, 'PX', LOCK_MS, 'NX')) === 'OK') break;
+      if (Date.now() > deadline) throw new AppError('service_unavailable', { detail: `The v0 view of ${rundownId} stayed locked.` });
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    try {
+      return await work();
+    } finally {
+      await this.scripts.v0ReleaseLock(key, token).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The view from the rundown and runner services, positioned at the stream's newest event read
+   * before them (events after it are applied again on top; applying one the state already shows
+   * changes nothing). `rundowns.not_found` when the team cannot see the rundown.
+   */
+  async build(rundownId: string, teamId: string): Promise<V0View> {
+    const [last] = await this.redis.xrevrange(eventKeys.rundown(rundownId), '+', '-', 'COUNT', 1);
+    const caller: CallerContext = { requestId: `req_${randomBytes(12).toString('hex')}`, teamId, role: 'VIEW' };
+    const [rundown, status] = await Promise.all([
+      this.clients.rundown.getRundown({ rundown_id: rundownId }, caller),
+      this.clients.runner.getStatus({ rundown_id: rundownId }, caller),
+    ]);
+    const running = status.phase === Phase.PHASE_RUNNING ? status.active_cue : undefined;
+    const cue = (id: string | undefined) =>
+      id ? this.clients.cues.getCue({ rundown_id: rundownId, cue_id: id }, caller).catch(() => undefined) : Promise.resolve(undefined);
+    const [current, next] = await Promise.all([cue(running?.id), cue(status.phase === Phase.PHASE_ENDED ? undefined : status.next_cue?.id)]);
+    const phase = status.phase === Phase.PHASE_RUNNING ? 'running' : status.phase === Phase.PHASE_ENDED ? 'ended' : 'pre-show';
+    return {
+      teamId,
+      pos: last?.[0] ?? '0-0',
+      revision: status.revision,
+      rundown: v0Rundown(rundown),
+      currentCue: v0Cue(current),
+      nextCue: v0Cue(next),
+      timesnap: timesnapOf(phase, running ? { id: running.id, started_at: running.started_at, paused_at: running.paused_at ?? null, duration_ms: running.duration_ms } : null),
+    };
+  }
+}

@@ -1,0 +1,2 @@
+export * from './tokens.js';
+export * from './rate-limit.js';

@@ -1,0 +1,264 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRundown, createTeam, v1, type TestTeam } from '../support/client.js';
+import { connected, connectError, SNAPSHOT, v0Socket, type Transport, type V0Client } from '../support/sockets.js';
+import { issueV0Token, v0 } from '../support/v0.js';
+
+// The v0 push channel (specification, Events; CONTRACT §8) over real Socket.IO through the public
+// port: the connect snapshot, every event and payload for v0 actions, v1 actions, runner deadlines
+// and content edits, the timesnap arithmetic, both refusals, revocation, and the shared budget.
+
+let team: TestTeam;
+let owner: string;
+let token: string;
+const open: V0Client[] = [];
+
+beforeAll(async () => {
+  team = await createTeam();
+  owner = await team.token('OWNER');
+  token = await issueV0Token(team.id);
+});
+
+afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+});
+
+function client(rundownId: string, apiToken: string, transports?: Transport[]): V0Client {
+  const c = v0Socket(rundownId, apiToken, transports ? { transports } : {});
+  open.push(c);
+  return c;
+}
+
+async function newShow(cues: Record<string, unknown>[] = [{ title: 'A', duration_ms: 10_000 }, { title: 'B', duration_ms: 20_000, subtitle: 'bee', background_color: '#ff0000' }]) {
+  const rundown = await createRundown(owner, { title: 'Socket show', start_time: 1_900_000_000_000, cues });
+  const list = (await v1('GET', `/rundowns/${rundown.id}/cues`, { token: owner })).body.data.items as any[];
+  return { rundown, cues: list };
+}
+
+const v0Cue = (c: any) => ({
+  id: c.id,
+  type: c.type,
+  title: c.title,
+  subtitle: c.subtitle,
+  duration: c.duration_ms,
+  backgroundColor: c.background_color ?? '',
+  locked: c.prevent_edits,
+  createdAt: c.created_at,
+  updatedAt: c.updated_at,
+});
+
+const status = async (id: string) => (await v1('GET', `/rundowns/${id}/status`, { token: owner })).body.data;
+
+describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
+  it('at connect: serverTime, rundown, currentCue, nextCue, timesnap (pre-show)', async () => {
+    const { rundown, cues } = await newShow();
+    const c = client(rundown.id, token, [transport]);
+    await connected(c);
+    await c.until((r) => r.length >= 5);
+    expect(c.received.slice(0, 5).map((r) => r.event)).toEqual(SNAPSHOT);
+    const [time, rd, current, next, snap] = c.received.map((r) => r.payload);
+    expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(5_000);
+    expect(rd).toEqual({
+      id: rundown.id,
+      name: 'Socket show',
+      startTime: new Date(1_900_000_000_000).toISOString(),
+      endTime: rundown.end_time === null ? null : new Date(rundown.end_time).toISOString(),
+      status: rundown.status,
+      createdAt: rundown.created_at,
+      updatedAt: rundown.updated_at,
+    });
+    expect(current).toBeNull();
+    expect(next).toEqual(v0Cue(cues[0]));
+    expect(snap).toEqual({ running: false, cueId: null, kickoff: null, deadline: null, lastStop: null });
+    expect(c.socket.io.engine.transport.name).toBe(transport);
+  });
+
+  it('v0 start, pause, resume, add, next, end: currentCue before timesnap, and the countdown arithmetic', async () => {
+    const { rundown, cues } = await newShow();
+    const c = client(rundown.id, token, [transport]);
+    await connected(c);
+    await c.next('timesnap');
+
+    expect((await v0('GET', `/${rundown.id}/start`, token)).status).toBe(200);
+    const started = await c.next('timesnap', 2);
+    const s = await status(rundown.id);
+    const afterStart = c.received.slice(5).map((r) => r.event);
+    expect(afterStart).toEqual(['currentCue', 'nextCue', 'timesnap']);
+    expect(c.of('currentCue')[1]).toEqual(v0Cue(cues[0]));
+    expect(c.of('nextCue')[1]).toEqual(v0Cue(cues[1]));
+    expect(started).toEqual({ lastStop: null, kickoff: s.active_cue.started_at, running: true, cueId: cues[0].id, deadline: s.active_cue.started_at + 10_000 });
+    // Rule 1: total = deadline - kickoff = the cue's duration. Rule 2: remaining = deadline - now.
+    expect(started.deadline - started.kickoff).toBe(cues[0].duration_ms);
+    const remaining = started.deadline - Date.now();
+    expect(remaining).toBeGreaterThan(8_000);
+    expect(remaining).toBeLessThanOrEqual(10_000);
+
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await v0('GET', `/${rundown.id}/pause`, token)).status).toBe(200);
+    const paused = await c.next('timesnap', 3);
+    const ps = await status(rundown.id);
+    expect(paused).toEqual({ lastStop: ps.active_cue.paused_at, kickoff: ps.active_cue.started_at, running: false, cueId: cues[0].id, deadline: ps.active_cue.started_at + 10_000 });
+    // Rule 3: paused, remaining = deadline - lastStop, frozen: about 300 ms were played.
+    const frozen = paused.deadline - paused.lastStop;
+    expect(frozen).toBeLessThanOrEqual(10_000 - 250);
+    expect(frozen).toBeGreaterThan(8_000);
+    expect(c.of('currentCue')).toHaveLength(2); // a pause changes the timing only
+
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await v0('GET', `/${rundown.id}/start`, token)).status).toBe(200);
+    const resumed = await c.next('timesnap', 4);
+    expect(resumed.running).toBe(true);
+    expect(resumed.lastStop).toBeNull();
+    // The pause did not eat into the cue: remaining now is what was frozen (less the time since).
+    const remainingAfterResume = resumed.deadline - Date.now();
+    expect(remainingAfterResume).toBeLessThanOrEqual(frozen);
+    expect(remainingAfterResume).toBeGreaterThan(frozen - 1_000);
+    expect(resumed.deadline - resumed.kickoff).toBe(10_000);
+
+    expect((await v0('GET', `/${rundown.id}/cues/active/add`, token, { query: { amount: '5000' } })).status).toBe(200);
+    const added = await c.next('timesnap', 5);
+    expect(added.deadline - resumed.deadline).toBe(5_000);
+    expect(added.deadline - added.kickoff).toBe(15_000);
+    expect((await v0('GET', `/${rundown.id}/cues/active/subtract`, token, { query: { amount: '2000' } })).status).toBe(200);
+    expect((await c.next('timesnap', 6)).deadline - added.deadline).toBe(-2_000);
+
+    expect((await v0('GET', `/${rundown.id}/next`, token)).status).toBe(200);
+    const moved = await c.next('timesnap', 7);
+    expect(c.of('currentCue').at(-1)).toEqual(v0Cue(cues[1]));
+    expect(c.of('nextCue').at(-1)).toBeNull();
+    expect(moved.cueId).toBe(cues[1].id);
+    expect(moved.deadline - moved.kickoff).toBe(20_000);
+    const order = c.received.map((r) => r.event);
+    expect(order.lastIndexOf('currentCue')).toBeLessThan(order.lastIndexOf('timesnap'));
+
+    expect((await v0('GET', `/${rundown.id}/end`, token)).status).toBe(200);
+    const ended = await c.next('timesnap', 8);
+    expect(ended).toEqual({ running: false, cueId: null, kickoff: null, deadline: null, lastStop: null, ended: true });
+    expect(c.of('currentCue').at(-1)).toBeNull();
+    // Nothing else arrived: every change exactly once.
+    expect(c.of('timesnap')).toHaveLength(8);
+    expect(c.of('serverTime')).toHaveLength(1);
+  });
+
+  it('a v1 action, a runner deadline (auto-advance) and content edits reach v0', async () => {
+    const { rundown, cues } = await newShow([
+      { title: 'A', duration_ms: 800, auto_advance: true },
+      { title: 'B', duration_ms: 60_000 },
+      { title: 'C', duration_ms: 30_000 },
+    ]);
+    const c = client(rundown.id, token, [transport]);
+    await connected(c);
+    await c.next('timesnap');
+    expect((await v1('POST', `/rundowns/${rundown.id}/action:start`, { token: owner })).status).toBe(200);
+    const first = await c.next('timesnap', 2);
+    expect(first.cueId).toBe(cues[0].id);
+    // No action: the runner's deadline job moves to B, and v0 hears it.
+    const advanced = await c.next('timesnap', 3, 5_000);
+    expect(advanced.cueId).toBe(cues[1].id);
+    expect(advanced.kickoff).toBeGreaterThanOrEqual(first.deadline);
+    expect(c.of('currentCue').at(-1)).toEqual(v0Cue(cues[1]));
+    expect(c.of('nextCue').at(-1)).toEqual(v0Cue(cues[2]));
+
+    // Content edits: the current cue's title, the next cue's colour, the rundown's name.
+    const patched = await v1('PATCH', `/rundowns/${rundown.id}/cues/${cues[1].id}`, { token: owner, body: { title: 'B (live)' } });
+    expect(patched.status).toBe(200);
+    const current = await c.next('currentCue', 4);
+    expect(current).toEqual(v0Cue(patched.body.data));
+    const nextPatched = await v1('PATCH', `/rundowns/${rundown.id}/cues/${cues[2].id}`, { token: owner, body: { background_color: '#00ff00' } });
+    expect(await c.next('nextCue', 4)).toEqual(v0Cue(nextPatched.body.data));
+    const renamed = await v1('PATCH', `/rundowns/${rundown.id}`, { token: owner, body: { title: 'Renamed' } });
+    expect(renamed.status).toBe(200);
+    const rd = await c.next('rundown', 2);
+    expect(rd).toMatchObject({ id: rundown.id, name: 'Renamed', updatedAt: renamed.body.data.updated_at });
+    // A cue that is neither current nor next changes nothing on v0.
+    expect((await v1('PATCH', `/rundowns/${rundown.id}/cues/${cues[0].id}`, { token: owner, body: { title: 'A2' } })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(c.of('currentCue')).toHaveLength(4);
+    expect(c.of('nextCue')).toHaveLength(4);
+    expect(c.of('timesnap')).toHaveLength(3);
+  });
+
+  it('a reconnecting client is sent serverTime and the current state again', async () => {
+    const { rundown, cues } = await newShow();
+    expect((await v0('GET', `/${rundown.id}/start`, token)).status).toBe(200);
+    expect((await v0('GET', `/${rundown.id}/pause`, token)).status).toBe(200);
+    const s = await status(rundown.id);
+    for (let i = 0; i < 2; i++) {
+      const c = client(rundown.id, token, [transport]);
+      await connected(c);
+      await c.until((r) => r.length >= 5);
+      expect(c.received.map((r) => r.event)).toEqual(SNAPSHOT);
+      expect(c.of('currentCue')[0]).toEqual(v0Cue(cues[0]));
+      expect(c.of('timesnap')[0]).toEqual({ lastStop: s.active_cue.paused_at, kickoff: s.active_cue.started_at, running: false, cueId: cues[0].id, deadline: s.active_cue.started_at + 10_000 });
+      c.close();
+    }
+  });
+});
+
+describe('refusals', () => {
+  it('Invalid API token: none, garbage, a v1 token, a replaced v0 token', async () => {
+    const { rundown } = await newShow();
+    const other = await createTeam();
+    const replaced = await issueV0Token(other.id);
+    await issueV0Token(other.id);
+    for (const apiToken of ['', 'garbage', owner, replaced]) {
+      const err = await connectError(client(rundown.id, apiToken));
+      expect(err.message).toContain('Invalid API token');
+    }
+  });
+
+  it("Rundown doesn't exist: unknown, missing, or another team's", async () => {
+    const other = await createTeam();
+    const theirs = await createRundown(await other.token('OWNER'), { title: 'theirs' });
+    for (const id of ['rd_nope', '', theirs.id]) {
+      const err = await connectError(client(id, token));
+      expect(err.message).toContain("Rundown doesn't exist");
+    }
+  });
+
+  it('incoming messages are ignored', async () => {
+    const { rundown } = await newShow();
+    const c = client(rundown.id, token, ['websocket']);
+    await connected(c);
+    await c.until((r) => r.length >= 5);
+    c.socket.emit('next', { rundownId: rundown.id });
+    c.socket.emit('timesnap', { running: true });
+    c.socket.send('hello');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(c.socket.connected).toBe(true);
+    expect(c.received).toHaveLength(5);
+    expect((await status(rundown.id)).phase).toBe('pre-show');
+  });
+
+  it("a replaced v0 token's sockets are disconnected", async () => {
+    const t = await createTeam();
+    const first = await issueV0Token(t.id);
+    const rundown = await createRundown(await t.token('OWNER'), { title: 'revoked', cues: [{ title: 'A', duration_ms: 1_000 }] });
+    const c = client(rundown.id, first, ['websocket']);
+    await connected(c);
+    const gone = new Promise<string>((resolve) => c.socket.once('disconnect', (reason) => resolve(reason)));
+    await issueV0Token(t.id);
+    expect(await Promise.race([gone, new Promise((r) => setTimeout(() => r('still connected'), 6_000))])).toBe('io server disconnect');
+  });
+});
+
+describe('the v0 budget', () => {
+  it('counts socket connections and HTTP requests together: 60 per minute per team', async () => {
+    const t = await createTeam();
+    const tToken = await issueV0Token(t.id);
+    const rundown = await createRundown(await t.token('OWNER'), { title: 'budget', cues: [{ title: 'A', duration_ms: 1_000 }] });
+    for (let i = 0; i < 30; i++) expect((await v0('POST', `/${rundown.id}/output-message/toggle`, tToken)).status).toBe(200);
+    for (let i = 0; i < 29; i++) await connected(client(rundown.id, tToken, ['websocket']));
+    // 59 used: one more request fits, and says so.
+    const last = await v0('POST', `/${rundown.id}/output-message/toggle`, tToken);
+    expect(last.status).toBe(200);
+    expect(last.headers.get('ratelimit-remaining')).toBe('0');
+    const refusedSocket = await connectError(client(rundown.id, tToken, ['websocket']));
+    expect(refusedSocket.message).toMatch(/Too many requests/);
+    expect(refusedSocket.data?.code).toBe('rate_limit.exceeded');
+    const refused = await v0('GET', `/${rundown.id}/start`, tToken);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ ok: false, code: 'rate_limit.exceeded' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
