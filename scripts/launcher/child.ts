@@ -19,6 +19,8 @@ export interface LauncherReady {
   database_url: string;
   redis_url: string;
   admin_secret: string;
+  /** Verifies v0 tokens (an extra gateway needs it for the v0 routes). */
+  v0_token_secret: string;
   demo_token: string | null;
   demo_team_id: string | null;
   data_dir: string;

@@ -184,6 +184,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
       database_url: postgres.url,
       redis_url: redis.url,
       admin_secret: secrets.ADMIN_SECRET,
+      v0_token_secret: secrets.V0_TOKEN_SECRET,
       demo_token: demo?.token ?? null,
       demo_team_id: demo?.teamId ?? null,
       data_dir: dataDir,

@@ -17,7 +17,7 @@ export interface SystemUnderTest {
   launcher: LauncherReady;
   /**
    * What another gateway process needs to join this system (every `<SERVICE>_ADDR` and
-   * `<SERVICE>_ADMIN_ADDR`, INTERNAL_CONTEXT_KEYS, REDIS_URL, ADMIN_SECRET, TOKEN_ENVIRONMENT): tests start extra gateways (shared budgets, a Redis cut).
+   * `<SERVICE>_ADMIN_ADDR`, INTERNAL_CONTEXT_KEYS, REDIS_URL, ADMIN_SECRET, V0_TOKEN_SECRET, TOKEN_ENVIRONMENT): tests start extra gateways (shared budgets, a Redis cut).
    */
   gatewayEnv: Record<string, string>;
 }
@@ -57,6 +57,7 @@ export default async function setup(project: TestProject) {
     INTERNAL_CONTEXT_KEYS: ready.internal_context_keys,
     REDIS_URL: ready.redis_url,
     ADMIN_SECRET: ready.admin_secret,
+    V0_TOKEN_SECRET: ready.v0_token_secret,
     TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',
   };
   project.provide('system', {
