@@ -14,7 +14,8 @@ import { env } from './config.js';
  * - `grpcPort` / `adminGrpcPort`: local defaults (`<NAME>_GRPC_PORT`, `<NAME>_ADMIN_GRPC_PORT`
  *   move them); the admin port exists only for a service with admin RPCs, and only the
  *   gateway's admin listener may reach it;
- * - `migrations`: has `main.ts migrate`, run in table order before anything starts;
+ * - `migrations`: has `main.ts migrate`, run (all services at once: each migrates only its own
+ *   schema) before anything starts;
  * - `settings`: the shared settings it reads besides the ones every service gets
  *   (GRPC_PORT, ADMIN_GRPC_PORT, INTERNAL_CONTEXT_KEYS, LOG_LEVEL, every `<NAME>_ADDR`);
  * - `color`: its prefix colour in the launcher's combined output.
