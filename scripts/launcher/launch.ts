@@ -129,7 +129,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
       color: service.color,
     }));
 
-    // 3. Migrations, in table order.
+    // 3. Migrations, all at once (each service migrates only its own schema).
     const migrating = SERVICES.flatMap((service, i) => (service.migrate && specs[i] ? [specs[i]] : []));
     await runMigrations(migrating, aborted.signal);
     if (stopping) return;

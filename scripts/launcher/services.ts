@@ -25,7 +25,7 @@ export interface ServiceSpec {
   /** A public HTTP port of its own (realtime's Socket.IO), likewise. */
   httpPortEnv?: string;
   httpPortDefault?: number;
-  /** Has `main.ts migrate`; migrations run in table order before anything starts. */
+  /** Has `main.ts migrate`; migrations (each service's own schema, all at once) run before anything starts. */
   migrate: boolean;
   /** How readiness is judged: gRPC health (SERVING), or the gateway's HTTP `GET /readyz`. */
   ready: 'grpc' | 'http';

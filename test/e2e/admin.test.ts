@@ -21,7 +21,11 @@ describe('admin listener', () => {
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ name: 'Ops', plan: 'free', max_rundowns: 3, rate_limit_per_minute: null, effective: { rate_limit_per_minute: 20, max_rundowns: 3 } });
     const id = created.body.data.id;
-    expect((await admin('GET', `/teams/${id}`)).body.data.id).toBe(id);
+    // Audit stamps travel as google.protobuf.Timestamp and reach JSON as ISO 8601 strings.
+    const isoStamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+    expect(created.body.data.created_at).toMatch(isoStamp);
+    expect(created.body.data.updated_at).toMatch(isoStamp);
+    expect((await admin('GET', `/teams/${id}`)).body.data).toMatchObject({ id, created_at: created.body.data.created_at });
     const patched = await admin('PATCH', `/teams/${id}`, { plan: 'paid', max_rundowns: null, rate_limit_per_minute: 300 });
     expect(patched.body.data).toMatchObject({ plan: 'paid', max_rundowns: null, effective: { rate_limit_per_minute: 300, max_rundowns: 1000 } });
     expect((await admin('GET', '/teams/team_nope')).status).toBe(404);

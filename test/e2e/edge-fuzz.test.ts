@@ -287,6 +287,8 @@ describe('answers Node’s HTTP layer would give bare', () => {
     ['malformed HTTP', () => `GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nBad Header Line\r\n\r\n`, 400, 'request.malformed'],
     ['not HTTP at all', () => `\u0000\u0001\u0002 hello\r\n\r\n`, 400, 'request.malformed'],
     ['an unknown Expect', () => `GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nExpect: teapot\r\n\r\n`, 417, 'request.expectation_failed'],
+    ['an HTTP/1.1 request without Host', () => `GET /v1/auth HTTP/1.1\r\nConnection: close\r\n\r\n`, 400, 'request.malformed'],
+    ['CONNECT (a proxy’s method)', () => `CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 400, 'request.malformed'],
   ];
   for (const [what, payload, status, code] of cases) {
     it(`answers ${what} with ${status} ${code} as problem+json, with a request id and RateLimit headers`, async () => {

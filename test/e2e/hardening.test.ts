@@ -119,6 +119,22 @@ describe('edge semantics', () => {
     expect(status).toBe(200);
   });
 
+  it('refuses a body that is not UTF-8, or carries a content coding, instead of storing something else', async () => {
+    const json = { 'content-type': 'application/json' };
+    // 0xFF 0xFE can never appear in UTF-8; decoding them leniently would store U+FFFD twice.
+    const latin = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const invalid = await v1('PATCH', `/rundowns/${rundown}`, { token: owner, rawBody: latin, headers: json });
+    expectProblem(invalid, 400, 'bad_request');
+    expect(invalid.body.details.issues[0]).toMatchObject({ path: [], code: 'invalid_utf8' });
+    expectProblem(await v1('POST', '/rundowns', { token: owner, rawBody: latin, headers: json }), 400, 'bad_request');
+    // The body is plain JSON but declared gzip: it must not be read as if the header were absent.
+    const coded = await v1('PATCH', `/rundowns/${rundown}`, { token: owner, rawBody: '{"title":"coded"}', headers: { ...json, 'content-encoding': 'gzip' } });
+    expectProblem(coded, 415, 'unsupported_media_type');
+    expect((await v1('GET', `/rundowns/${rundown}`, { token: owner })).body.data.title).toBe('Hardening');
+    const identity = await v1('PATCH', `/rundowns/${rundown}/output-message`, { token: owner, rawBody: '{"text":"ok"}', headers: { ...json, 'content-encoding': 'identity' } });
+    expect(identity.status).toBe(200);
+  });
+
   it('answers a PATCH whose body is JSON null as an empty patch', async () => {
     expectProblem(await v1('PATCH', `/rundowns/${rundown}/output-message`, { token: owner, rawBody: 'null', headers: { 'content-type': 'application/json' } }), 422, 'messages.empty_patch');
     const create = await v1('POST', '/rundowns', { token: owner, rawBody: 'null', headers: { 'content-type': 'application/json' } });

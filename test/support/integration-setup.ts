@@ -12,7 +12,8 @@ declare module 'vitest' {
 
 /**
  * Integration tier: one fresh database, migrated for every service of the services table that
- * has migrations (in table order, as the launcher does), and one flushed Redis db for the run.
+ * has migrations (one after another here; the launcher runs them at once, as each touches only its
+ * own schema), and one flushed Redis db for the run.
  */
 export default async function setup(project: TestProject) {
   const infra = await startInfra();

@@ -16,7 +16,8 @@ import { env } from './config.js';
  *   gateway's admin listener may reach it;
  * - `httpPort`: a public HTTP listener of its own (the realtime service's Socket.IO), local default
  *   (`<NAME>_HTTP_PORT` moves it; the process reads it as HTTP_PORT, beside HOST);
- * - `migrations`: has `main.ts migrate`, run in table order before anything starts;
+ * - `migrations`: has `main.ts migrate`, run (all services at once: each migrates only its own
+ *   schema) before anything starts;
  * - `settings`: the shared settings it reads besides the ones every service gets
  *   (GRPC_PORT, ADMIN_GRPC_PORT, INTERNAL_CONTEXT_KEYS, LOG_LEVEL, every `<NAME>_ADDR`);
  * - `color`: its prefix colour in the launcher's combined output.

@@ -15,8 +15,8 @@ function teamMessage(team: TeamView): Team {
     effective_rate_limit_per_minute: team.effective_rate_limit_per_minute,
     effective_max_rundowns: team.effective_max_rundowns,
     tokens_valid_after: team.tokens_valid_after,
-    created_at: team.created_at.toISOString(),
-    updated_at: team.updated_at.toISOString(),
+    created_at: team.created_at,
+    updated_at: team.updated_at,
   };
 }
 

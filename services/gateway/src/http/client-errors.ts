@@ -36,13 +36,22 @@ export interface ClientErrorOptions {
  * connection is closed after the answer, as Node does: the parser cannot resume mid-stream.
  */
 export function answerClientErrors(server: Server, options: ClientErrorOptions): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+  const refuse = (error: NodeJS.ErrnoException, socket: Duplex) => {
     answer(error, socket, options).catch((err: unknown) => {
       options.logger.error({ err }, 'could not answer a refused connection');
       socket.destroy();
     });
-  });
+  };
+  server.on('clientError', refuse);
+  // CONNECT (a proxy's method) leaves the parser; without a listener Node drops the connection silently.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => refuse(Object.assign(new Error('CONNECT is not served'), { code: 'CONNECT' }), socket));
+  // Node answers an HTTP/1.1 request without Host with a bare 400 itself; the edge answers it instead
+  // (see missingHost), with its problem+json, request id and RateLimit headers.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
 }
+
+/** RFC 9112 §3.2: an HTTP/1.1 request must carry Host (Node's own check is turned off in favour of the edge's). */
+export const missingHost = (req: IncomingMessage): boolean => req.httpVersion === '1.1' && req.headers.host === undefined;
 
 async function answer(error: NodeJS.ErrnoException, socket: Duplex, options: ClientErrorOptions): Promise<void> {
   // As Node's default: nothing to say on a reset connection, or once a response is under way on it.

@@ -4,7 +4,7 @@ import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
 import type { IdempotencyStore } from '../edge/idempotency.js';
 import type { RateLimiter } from '../edge/rate-limiter.js';
-import { unsupportedExpectation } from './client-errors.js';
+import { missingHost, unsupportedExpectation } from './client-errors.js';
 import { apiReferenceHtml, errorReferenceHtml } from './docs.js';
 import { presentedToken } from './middleware/authenticate.js';
 import { notFoundOrMethodNotAllowed, options as optionsResponder } from './fallback.js';
@@ -66,6 +66,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
     requestId(req, res, () => undefined);
     const refuse = (answer: (req: express.Request, res: express.Response, next: express.NextFunction) => void) =>
       settle(limit(req, res, (error?: unknown) => (error ? next(error) : answer(req, res, next))), next);
+    if (missingHost(req)) return refuse(() => next(new AppError('request.malformed', { detail: 'An HTTP/1.1 request must carry a Host header.' })));
     if (unsupportedExpectation(req)) return refuse(() => next(new AppError('request.expectation_failed')));
     if (req.method === 'OPTIONS') return refuse(answerOptions);
     if (V1_PATH.test(req.path) && !decodable(req.path)) return refuse(() => next(new AppError('not_found')));

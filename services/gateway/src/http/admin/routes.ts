@@ -5,7 +5,7 @@ import type { AdminClients, Clients } from '../../edge/clients.js';
 import { columnJson, orderChanged } from '../v1/columns.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { cueJson } from '../v1/records.js';
+import { cueJson, iso } from '../v1/records.js';
 import { actReply } from '../v1/runner.js';
 import { statusRecord } from '../v1/schemas/runner.js';
 
@@ -18,8 +18,8 @@ export function teamJson(t: Team) {
     max_rundowns: t.max_rundowns ?? null,
     effective: { rate_limit_per_minute: t.effective_rate_limit_per_minute, max_rundowns: t.effective_max_rundowns },
     tokens_valid_after: t.tokens_valid_after || null,
-    created_at: t.created_at,
-    updated_at: t.updated_at,
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
   };
 }
 

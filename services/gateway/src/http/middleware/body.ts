@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
 import getRawBody from 'raw-body';
 import { AppError, limits } from '@rundown/shared';
 
@@ -38,10 +39,23 @@ export const jsonBody: RequestHandler = async (req, res, next) => {
   }
   if (raw.length === 0) return next();
   const type = req.headers['content-type'] ?? '';
+  const encoding = req.headers['content-encoding'];
   const text = raw.toString('utf8');
   if (!JSON_TYPE.test(type)) {
     res.locals.rawBody = text;
     res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body as application/json (got ${type || 'no Content-Type'}).` });
+    return next();
+  }
+  // No content coding is decoded here: a body declared gzip (say) would otherwise be read as plain JSON.
+  if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) {
+    res.locals.rawBody = text;
+    res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body without a content coding (got Content-Encoding: ${encoding}).` });
+    return next();
+  }
+  // JSON is UTF-8 (RFC 8259 §8.1): refuse other bytes rather than store U+FFFD in their place.
+  if (!isUtf8(raw)) {
+    res.locals.rawBody = text;
+    res.locals.bodyError = AppError.validation('bad_request', [{ path: [], message: 'The body is not valid UTF-8.', code: 'invalid_utf8' }]);
     return next();
   }
   let parsed: unknown;

@@ -37,7 +37,7 @@ export function cueJson(c: Cue) {
 }
 
 /** Audit stamps are ISO 8601 strings in JSON (CONTRACT §1); a record always carries them. */
-const iso = (at: Date | undefined) => at!.toISOString();
+export const iso = (at: Date | undefined) => at!.toISOString();
 
 const rundownFieldNames: Record<number, string> = {
   [RundownField.RUNDOWN_FIELD_CUE_ORDER]: 'cue_order',

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "rundown.auth.v1";
 
@@ -53,8 +54,8 @@ export interface Team {
   effective_max_rundowns: number;
   /** Tokens issued before this instant (ms) are rejected; 0 when never rotated. */
   tokens_valid_after: number;
-  created_at: string;
-  updated_at: string;
+  created_at: Date | undefined;
+  updated_at: Date | undefined;
 }
 
 export interface CreateTeamRequest {
@@ -149,9 +150,6 @@ export interface GetVerificationKeysResponse {
   environment: string;
 }
 
-export interface Empty {
-}
-
 function createBaseTeam(): Team {
   return {
     id: "",
@@ -162,8 +160,8 @@ function createBaseTeam(): Team {
     effective_rate_limit_per_minute: 0,
     effective_max_rundowns: 0,
     tokens_valid_after: 0,
-    created_at: "",
-    updated_at: "",
+    created_at: undefined,
+    updated_at: undefined,
   };
 }
 
@@ -193,11 +191,11 @@ export const Team: MessageFns<Team> = {
     if (message.tokens_valid_after !== 0) {
       writer.uint32(64).int64(message.tokens_valid_after);
     }
-    if (message.created_at !== "") {
-      writer.uint32(74).string(message.created_at);
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(90).fork()).join();
     }
-    if (message.updated_at !== "") {
-      writer.uint32(82).string(message.updated_at);
+    if (message.updated_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -279,20 +277,20 @@ export const Team: MessageFns<Team> = {
             message.tokens_valid_after = longToNumber(reader.int64());
             continue;
           }
-          case 9: {
-            if (tag !== 74) {
+          case 11: {
+            if (tag !== 90) {
               break;
             }
 
-            message.created_at = reader.string();
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
-          case 10: {
-            if (tag !== 82) {
+          case 12: {
+            if (tag !== 98) {
               break;
             }
 
-            message.updated_at = reader.string();
+            message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1257,41 +1255,6 @@ export const GetVerificationKeysResponse: MessageFns<GetVerificationKeysResponse
   },
 };
 
-function createBaseEmpty(): Empty {
-  return {};
-}
-
-export const Empty: MessageFns<Empty> = {
-  encode(_: Empty, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Empty {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseEmpty();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
 /** What services ask of auth on their own behalf (the admin surface is AuthAdminService). */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -1363,6 +1326,18 @@ export const AuthServiceClient = makeGenericClientConstructor(
   service: typeof AuthServiceService;
   serviceName: string;
 };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
