@@ -1,79 +1,125 @@
-// `npm run bench:edge`: what the edge costs. Throughput and latency of an authenticated,
-// rate-limited `GET /v1/auth` (token verification, the Redis revocation pipeline, the rate-limit
-// script, the envelope) against the same gateway process answering the unauthenticated static
-// `GET /healthz`, and the ratio of the two.
+// `npm run bench:edge`: what the edge costs, against a bare Express 5 handler measured in the same run.
 //
-//   npm run bench:edge                       starts the system through the launcher (free ports, database
-//                                            rundown_bench, Redis db BENCH_REDIS_DB or 14), measures, stops it
-//   npm run bench:edge -- --url http://127.0.0.1:8080 --admin-url http://127.0.0.1:8081/admin --admin-secret S
-//                                            measures a system that is already running
-//   options: --seconds 10 (per target) --concurrency 16 --warmup 2 --json
+// Starts, on loopback: a bare Express 5 app (one `res.json` handler, its own process) and the whole
+// system through the launcher (compiled services, the OpenTelemetry SDK loaded as deployed). Then,
+// in interleaved rounds with the same number of keep-alive connections, it measures throughput and
+// p50/p99 of: bare Express, the gateway's static `GET /healthz`, an authenticated `GET /v1/auth`
+// (token, revocation, rate limit, envelope) and `GET /v1/rundowns/:id` (the same plus a gRPC hop and
+// PostgreSQL), each with its ratio against bare Express; then sequential `GET /v1/rundowns/:id` over
+// one connection.
+//
+//   npm run bench:edge [-- --seconds 12 --rounds 3 --concurrency 16 --sequential 1000 --traces export --json]
+//     --traces export  spans recorded and exported over OTLP/HTTP (to a sink this script runs), as
+//                      staging and production deploy (sampling ratio 1); the default
+//     --traces sdk     the SDK loaded, nothing exported (the chart's default without an endpoint)
+//     --traces off     OTEL_SDK_DISABLED=true, for comparison only
+//     --profile <dir>  every service writes a CPU profile (node --cpu-prof) into <dir> when it stops
+//   Redis db BENCH_REDIS_DB (default 14), a throw-away PostgreSQL database.
 //
 // Traffic goes to loopback only, and every loop is bounded by time and by a request cap.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, createServer, request, type Server } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { freePorts, startSystem as launch } from '../launcher/child.js';
-import { percentile } from './stats.js';
+import { freePort, freePorts, startSystem } from '../launcher/child.js';
+import { createDatabase } from '../../test/support/infra.js';
+import { percentile, summarize } from './stats.js';
 
 const { values } = parseArgs({
   options: {
-    url: { type: 'string' },
-    'admin-url': { type: 'string' },
-    'admin-secret': { type: 'string' },
-    seconds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '12' },
+    rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '16' },
     warmup: { type: 'string', default: '2' },
+    sequential: { type: 'string', default: '1000' },
+    traces: { type: 'string', default: 'export' },
+    profile: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
   strict: true,
 });
 
 const seconds = Number(values.seconds);
+const rounds = Math.max(1, Number(values.rounds));
 const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
+const sequentialCount = Number(values.sequential);
+const traces = values.traces;
+if (traces !== 'export' && traces !== 'sdk' && traces !== 'off') throw new Error('--traces is export, sdk or off');
 const MAX_REQUESTS = 2_000_000;
 
-interface System {
-  publicUrl: string;
-  adminUrl: string;
-  adminSecret: string;
-  stop(): Promise<void>;
+/** The bare Express 5 baseline, in its own process as the gateway is (same node, no flags). */
+const BARE_EXPRESS = `
+import express from 'express';
+const app = express();
+app.get('/', (_req, res) => { res.json({ status: 'ok' }); });
+const server = app.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+function startBareExpress(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_EXPRESS], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare express exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('PORT ')) resolve({ url: `http://127.0.0.1:${line.slice(5)}/`, child });
+    });
+  });
 }
 
-/** The whole system through the launcher, on free ports, with a bench database and Redis db. */
-async function startSystem(): Promise<System> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-'));
-  const running = await launch({
-    env: {
-      ...(await freePorts()),
-      DATA_DIR: dataDir,
-      DATABASE_NAME: process.env.DATABASE_NAME ?? 'rundown_bench',
-      REDIS_URL: process.env.REDIS_URL ?? `redis://127.0.0.1:6379/${process.env.BENCH_REDIS_DB ?? 14}`,
-      LOG_LEVEL: 'warn',
-    },
+/** Accepts OTLP/HTTP exports and drops them, as a collector would (answers `{}` with 200). */
+async function startTraceSink(): Promise<{ url: string; server: Server; received: () => number }> {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => (received += chunk.length));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
   });
-  return {
-    publicUrl: running.ready.public_url,
-    adminUrl: running.ready.admin_url,
-    adminSecret: running.ready.admin_secret,
-    stop: async () => {
-      await running.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}`, server, received: () => received };
+}
+
+/**
+ * CPU time a process has used (user + system, ms), from /proc: on a shared machine, a process's CPU
+ * per request holds still where throughput follows the neighbours' load.
+ */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = 100; // USER_HZ, 100 on Linux
+
+/** The launcher's service processes by name (`gateway`, `auth`, `rundown`), from /proc's child lists. */
+function servicePids(launcherPid: number): Map<string, number> {
+  const found = new Map<string, number>();
+  const visit = (pid: number) => {
+    let children: number[] = [];
+    try {
+      children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+        readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+      );
+    } catch {
+      return;
+    }
+    for (const child of children) {
+      const cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8');
+      const name = /services\/([^/]+)\/(?:dist|src)\/main\./.exec(cmd)?.[1];
+      if (name) found.set(name, child);
+      visit(child);
+    }
   };
-}
-
-async function adminCall(system: System, method: string, path: string, body: unknown): Promise<{ data: Record<string, unknown> }> {
-  const res = await fetch(`${system.adminUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${system.adminSecret}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { data: Record<string, unknown> };
+  visit(launcherPid);
+  return found;
 }
 
 interface Result {
@@ -84,14 +130,15 @@ interface Result {
   throughput: number;
   p50: number;
   p99: number;
-  max: number;
+  /** CPU ms per request of each process that served it (bare: the bare process; else each service). */
+  cpuPerRequest: Record<string, number>;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-function once(url: URL, headers: Record<string, string>): Promise<number> {
+function once(url: URL, headers: Record<string, string>, via: Agent = agent): Promise<number> {
   return new Promise((ok, fail) => {
-    const req = request(url, { agent, headers }, (res) => {
+    const req = request(url, { agent: via, headers }, (res) => {
       res.resume();
       res.on('end', () => ok(res.statusCode ?? 0));
     });
@@ -100,9 +147,19 @@ function once(url: URL, headers: Record<string, string>): Promise<number> {
   });
 }
 
-async function load(name: string, url: URL, headers: Record<string, string>, expectStatus: number, durationS: number): Promise<Result> {
+interface Sample {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+  cpu: Record<string, number>;
+}
+
+let watched = new Map<string, number>();
+
+async function load(url: URL, headers: Record<string, string>, expectStatus: number, durationS: number): Promise<Sample> {
   const latencies: number[] = [];
   let errors = 0;
+  const cpuBefore = new Map([...watched].map(([name, pid]) => [name, cpuMs(pid)]));
   const started = performance.now();
   const deadline = started + durationS * 1000;
   const worker = async () => {
@@ -118,48 +175,148 @@ async function load(name: string, url: URL, headers: Record<string, string>, exp
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const p50 = percentile(latencies, 50);
-  const p99 = percentile(latencies, 99);
-  return { name, requests: latencies.length, errors, seconds: elapsed, throughput: latencies.length / elapsed, p50, p99, max: latencies.at(-1) ?? NaN };
+  const cpu = Object.fromEntries([...watched].map(([name, pid]) => [name, cpuMs(pid) - cpuBefore.get(name)!]));
+  return { latencies, errors, seconds: (performance.now() - started) / 1000, cpu };
 }
 
-const started = values.url ? undefined : await startSystem();
-const system: System = started ?? {
-  publicUrl: values.url!.replace(/\/+$/, ''),
-  adminUrl: values['admin-url'] ?? 'http://127.0.0.1:8081/admin',
-  adminSecret: values['admin-secret'] ?? process.env.ADMIN_SECRET ?? '',
-  stop: async () => undefined,
-};
+function merge(name: string, samples: Sample[], processes: string[]): Result {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const cpuPerRequest = Object.fromEntries(processes.map((p) => [p, samples.reduce((a, s) => a + (s.cpu[p] ?? 0), 0) / latencies.length]));
+  const elapsed = samples.reduce((a, s) => a + s.seconds, 0);
+  return {
+    name,
+    requests: latencies.length,
+    errors: samples.reduce((a, s) => a + s.errors, 0),
+    seconds: elapsed,
+    throughput: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuPerRequest,
+  };
+}
 
+async function adminCall(adminUrl: string, secret: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${adminUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`admin POST ${path}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: Record<string, unknown> }).data;
+}
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
 try {
+  const sink = traces === 'export' ? await startTraceSink() : undefined;
+  if (sink) cleanups.push(() => new Promise((r) => sink.server.close(r)));
+  const bare = await startBareExpress();
+  cleanups.push(() => void bare.child.kill('SIGTERM'));
+  const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'rundown_bench_edge');
+  cleanups.push(() => database.drop());
+  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const system = await startSystem({
+    env: {
+      ...(await freePorts()),
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      REDIS_URL: process.env.REDIS_URL ?? `redis://127.0.0.1:6379/${process.env.BENCH_REDIS_DB ?? 14}`,
+      LOG_LEVEL: 'warn',
+      LAUNCH_MODE: 'compiled',
+      ...(values.profile ? { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {}),
+      ...(traces === 'off' ? { OTEL_SDK_DISABLED: 'true' } : { OTEL_SDK_DISABLED: 'false' }),
+      ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' } : { OTEL_EXPORTER_OTLP_ENDPOINT: '' }),
+    },
+  });
+  cleanups.push(() => system.stop());
+  const { ready } = system;
+  watched = new Map([['bare', bare.child.pid!], ...servicePids(ready.pid)]);
+
   // A paid team whose budget the bench cannot exhaust: the limiter runs on every request but never refuses.
-  const team = await adminCall(system, 'POST', '/teams', { name: 'bench', plan: 'paid', rate_limit_per_minute: 1_000_000 });
-  const minted = await adminCall(system, 'POST', `/teams/${String(team.data.id)}/tokens`, { role: 'VIEW', ttl_seconds: 3600 });
-  const auth = { authorization: `Bearer ${minted.data.token as string}` };
-  const staticUrl = new URL(`${system.publicUrl}/healthz`);
-  const authUrl = new URL(`${system.publicUrl}/v1/auth`);
-  if ((await once(authUrl, auth)) !== 200) throw new Error('GET /v1/auth with the bench token did not answer 200');
+  const team = await adminCall(ready.admin_url, ready.admin_secret, '/teams', { name: 'bench', plan: 'paid', rate_limit_per_minute: 1_000_000 });
+  const viewer = await adminCall(ready.admin_url, ready.admin_secret, `/teams/${String(team.id)}/tokens`, { role: 'VIEW', ttl_seconds: 3600 });
+  const editor = await adminCall(ready.admin_url, ready.admin_secret, `/teams/${String(team.id)}/tokens`, { role: 'EDIT', ttl_seconds: 3600 });
+  const created = await fetch(`${ready.base_url}/rundowns`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${String(editor.token)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Bench', columns: [{ name: 'Script' }, { name: 'Camera' }] }),
+  });
+  if (created.status !== 201) throw new Error(`POST /v1/rundowns: ${created.status} ${await created.text()}`);
+  const rundownId = ((await created.json()) as { data: { id: string } }).data.id;
 
-  await load('warmup static', staticUrl, {}, 200, warmup);
-  await load('warmup auth', authUrl, auth, 200, warmup);
-  const base = await load('GET /healthz (static, no auth, no limit)', staticUrl, {}, 200, seconds);
-  const edge = await load('GET /v1/auth (token + revocation + rate limit)', authUrl, auth, 200, seconds);
+  const auth = { authorization: `Bearer ${String(viewer.token)}` };
+  const targets = [
+    { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {}, processes: ['bare'] },
+    { name: 'gateway GET /healthz', url: new URL(`${ready.public_url}/healthz`), headers: {}, processes: ['gateway'] },
+    { name: 'GET /v1/auth (authenticated)', url: new URL(`${ready.base_url}/auth`), headers: auth, processes: ['gateway'] },
+    { name: 'GET /v1/rundowns/:id', url: new URL(`${ready.base_url}/rundowns/${rundownId}`), headers: auth, processes: ['gateway', 'rundown'] },
+  ];
+  for (const t of targets) {
+    const status = await once(t.url, t.headers);
+    if (status !== 200) throw new Error(`${t.name} answered ${status}`);
+  }
+  for (const t of targets) await load(t.url, t.headers, 200, warmup);
 
-  const ratio = { throughput: base.throughput / edge.throughput, p99: edge.p99 / base.p99 };
+  // Interleaved rounds: a neighbour's burst on the shared machine spreads over every target.
+  const samples = targets.map(() => [] as Sample[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, t] of targets.entries()) samples[i]!.push(await load(t.url, t.headers, 200, seconds / rounds));
+  }
+  const results = targets.map((t, i) => merge(t.name, samples[i]!, t.processes));
+  const base = results[0]!;
+
+  // Sequential reads on one keep-alive connection: the latency a single client sees.
+  const single = new Agent({ keepAlive: true, maxSockets: 1 });
+  const readUrl = targets[3]!.url;
+  const sequentialOnce = async () => {
+    const status = await once(readUrl, auth, single);
+    if (status !== 200) throw new Error(`sequential read answered ${status}`);
+  };
+  for (let i = 0; i < 200; i++) await sequentialOnce();
+  const sequentialSamples: number[] = [];
+  for (let i = 0; i < sequentialCount; i++) {
+    const t0 = performance.now();
+    await sequentialOnce();
+    sequentialSamples.push(performance.now() - t0);
+  }
+  single.destroy();
+  const sequential = summarize(sequentialSamples);
+
+  const goals = { auth: 0.5, rundown: 0.25, sequentialP50: 1.5, sequentialP99: 5 };
+  const ratios = { healthz: results[1]!.throughput / base.throughput, auth: results[2]!.throughput / base.throughput, rundown: results[3]!.throughput / base.throughput };
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ concurrency, seconds, results: [base, edge], ratio })}\n`);
+    process.stdout.write(`${JSON.stringify({ concurrency, seconds, rounds, traces, load: loadavg(), results, ratios, sequential, goals })}\n`);
   } else {
-    const row = (r: Result) =>
-      `${r.name.padEnd(48)} ${String(r.requests).padStart(8)} ${r.throughput.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1).padStart(6)} ms   errors ${r.errors}`;
-    console.log(`edge benchmark: ${concurrency} concurrent keep-alive clients, ${seconds} s per target, same gateway process\n`);
-    console.log(row(base));
-    console.log(row(edge));
-    console.log(`\nratio: static/auth throughput ${ratio.throughput.toFixed(2)}x, auth/static p99 ${ratio.p99.toFixed(2)}x`);
-    console.log(`added cost per request: ~${(1000 / edge.throughput - 1000 / base.throughput).toFixed(3)} ms of gateway time at saturation, p99 +${(edge.p99 - base.p99).toFixed(2)} ms`);
+    const f = (n: number, w = 6) => n.toFixed(2).padStart(w);
+    console.log(
+      `edge benchmark: ${concurrency} keep-alive connections, ${seconds} s per target in ${rounds} interleaved rounds; compiled services; telemetry: ${
+        traces === 'export' ? 'SDK on, every span exported over OTLP/HTTP (as staging/production)' : traces === 'sdk' ? 'SDK on, not exported' : 'SDK disabled'
+      }\n`,
+    );
+    console.log(`${'target'.padEnd(32)} ${'requests'.padStart(8)} ${'req/s'.padStart(8)}   ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   vs bare   errors`);
+    for (const r of results) {
+      console.log(
+        `${r.name.padEnd(32)} ${String(r.requests).padStart(8)} ${r.throughput.toFixed(0).padStart(8)}   ${f(r.p50, 7)} ${f(r.p99, 7)}   ${(r.throughput / base.throughput).toFixed(2).padStart(7)}   ${r.errors}`,
+      );
+    }
+    const bareCpu = base.cpuPerRequest.bare!;
+    console.log(`\nCPU per request (µs, user + system, from /proc; holds still under the neighbours' load), and bare Express's CPU per request over it:`);
+    for (const r of results) {
+      const parts = Object.entries(r.cpuPerRequest).map(([p, ms]) => `${p} ${(ms * 1000).toFixed(0).padStart(5)} µs (${(bareCpu / ms).toFixed(2)})`);
+      console.log(`  ${r.name.padEnd(32)} ${parts.join('   ')}`);
+    }
+    console.log(`\nratios against bare Express (${base.throughput.toFixed(0)} req/s, same run; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores):`);
+    console.log(`  GET /healthz        ${ratios.healthz.toFixed(2)}`);
+    console.log(`  GET /v1/auth        ${ratios.auth.toFixed(2)}   (goal >= ${goals.auth})   ${ratios.auth >= goals.auth ? 'met' : 'NOT met'}`);
+    console.log(`  GET /v1/rundowns/id ${ratios.rundown.toFixed(2)}   (goal >= ${goals.rundown})   ${ratios.rundown >= goals.rundown ? 'met' : 'NOT met'}`);
+    console.log(
+      `\nsequential GET /v1/rundowns/:id, one connection, n=${sequential.n}: p50 ${f(sequential.p50)} ms (goal <= ${goals.sequentialP50}) p99 ${f(sequential.p99)} ms (goal <= ${goals.sequentialP99}) max ${f(sequential.max)} ms   ${
+        sequential.p50 <= goals.sequentialP50 && sequential.p99 <= goals.sequentialP99 ? 'met' : 'NOT met'
+      }`,
+    );
+    if (sink) console.log(`trace export: ${(sink.received() / 1e6).toFixed(1)} MB received by the sink`);
   }
 } finally {
   agent.destroy();
-  await system.stop();
+  for (const cleanup of cleanups.reverse()) await cleanup();
 }

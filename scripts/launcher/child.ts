@@ -84,7 +84,8 @@ export async function startSystem(options: {
   });
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
   const ready = await new Promise<LauncherReady>((resolveReady, reject) => {
-    const timeoutMs = options.timeoutMs ?? 120_000;
+    // Generous: a first start may build every workspace (tsc) and run every migration on a busy machine.
+    const timeoutMs = options.timeoutMs ?? 240_000;
     const timer = setTimeout(() => {
       child.kill('SIGINT');
       reject(new Error(`the system did not start in ${timeoutMs / 1000} s:\n${output.join('').slice(-4000)}`));

@@ -13,11 +13,11 @@ import {
   publicUrl,
   resolvePorts,
   SERVICES,
-  serviceEntry,
   serviceEnv,
   type Ports,
   type ServiceContext,
 } from './services.js';
+import { ensureBuilt } from './build.js';
 import { checkEntryPoints, runMigrations, startServices, type GiveUp, type ProcessSpec } from './supervise.js';
 import {
   Cleanup,
@@ -28,12 +28,16 @@ import {
   logError,
   paint,
   portFree,
+  runModeOf,
+  serviceCommand,
   redactUrl,
   writeLine,
 } from './util.js';
 
 export interface LaunchOptions {
   demo: boolean;
+  /** `npm run dev`: services from the TypeScript sources, restarted when a file changes. */
+  watch?: boolean;
   banner: boolean;
   readyTimeoutMs: number;
 }
@@ -92,7 +96,17 @@ export async function launch(options: LaunchOptions): Promise<void> {
       }
     }
 
-    checkEntryPoints(SERVICES.map((service) => serviceEntry(service)));
+    // Compiled (what the image runs) unless LAUNCH_MODE=source; built first when a source is newer.
+    const mode = options.watch ? 'source' : runModeOf(env);
+    if (mode === 'compiled') await step(ensureBuilt());
+    if (stopping) return;
+    // LAUNCH_NODE_ARGS: extra node flags for every service (e.g. `--cpu-prof`, not allowed in NODE_OPTIONS).
+    const extraArgs = (env.LAUNCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const commands = SERVICES.map((service) => {
+      const command = serviceCommand(service.name, mode, { watch: options.watch === true });
+      return { ...command, args: [...extraArgs, ...command.args] };
+    });
+    checkEntryPoints(commands.map((command) => command.entry));
 
     // 2. Data folder, databases, secrets.
     const dataDir = dataDirOf(env);
@@ -107,9 +121,10 @@ export async function launch(options: LaunchOptions): Promise<void> {
     if (generated.length > 0) log(`generated ${generated.join(', ')} into ${secretsFile}`);
 
     const ctx: ServiceContext = { env, databaseUrl: postgres.url, redisUrl: redis.url, secrets, ports };
-    const specs: ProcessSpec[] = SERVICES.map((service) => ({
+    const specs: ProcessSpec[] = SERVICES.map((service, i) => ({
       name: service.name,
-      entry: serviceEntry(service),
+      entry: commands[i]!.entry,
+      nodeArgs: commands[i]!.args,
       env: serviceEnv(service, ctx),
       color: service.color,
     }));

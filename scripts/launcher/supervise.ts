@@ -15,12 +15,14 @@ import {
   RestartProcess,
   type FlowController,
 } from 'concurrently';
-import { LauncherError, NODE_ARGS, REPO_ROOT, lastLines, log, run, shellQuote, sleep, warn, writeOut } from './util.js';
+import { LauncherError, REPO_ROOT, lastLines, log, run, shellQuote, sleep, warn, writeOut } from './util.js';
 
 export interface ProcessSpec {
   name: string;
   /** Path of the entry point, relative to the repo root. */
   entry: string;
+  /** Node's arguments before the entry point (see `serviceCommand`). */
+  nodeArgs: readonly string[];
   env: Record<string, string>;
   color: string;
 }
@@ -40,7 +42,7 @@ export async function runMigrations(specs: readonly ProcessSpec[], signal: Abort
 
 async function migrate(spec: ProcessSpec, signal: AbortSignal): Promise<void> {
   const started = Date.now();
-  const result = await run(process.execPath, [...NODE_ARGS, spec.entry, 'migrate'], {
+  const result = await run(process.execPath, [...spec.nodeArgs.filter((arg) => arg !== '--watch'), spec.entry, 'migrate'], {
     env: { ...process.env, ...spec.env },
     signal,
     timeoutMs: 300_000,
@@ -149,7 +151,7 @@ export function startServices(specs: readonly ProcessSpec[]): Supervisor {
   const { commands, result } = createConcurrently(
     specs.map((spec) => ({
       name: spec.name,
-      command: `exec ${[process.execPath, ...NODE_ARGS, spec.entry].map(shellQuote).join(' ')}`,
+      command: `exec ${[process.execPath, ...spec.nodeArgs, spec.entry].map(shellQuote).join(' ')}`,
       env: spec.env,
       cwd: REPO_ROOT,
       prefixColor: spec.color,

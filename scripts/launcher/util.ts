@@ -8,8 +8,25 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** How every service (and its `migrate` command) is run: straight from the TypeScript sources. */
+/** How the launcher's own scripts (and `npm run dev`'s services) run: straight from the TypeScript sources. */
 export const NODE_ARGS = ['--conditions=source', '--import', 'tsx'] as const;
+
+/**
+ * How the services run. `compiled` (`npm start`, the tests, the benchmarks): the JavaScript that
+ * `npm run build` emits, as the image runs it. `source` (`npm run dev`): the TypeScript sources through
+ * tsx, restarted by `node --watch` when a file they load changes. `LAUNCH_MODE` picks; compiled by default.
+ */
+export type RunMode = 'compiled' | 'source';
+
+export function runModeOf(env: NodeJS.ProcessEnv): RunMode {
+  return env.LAUNCH_MODE === 'source' ? 'source' : 'compiled';
+}
+
+/** The node arguments and entry point (relative to the repo root) of a service in a run mode. */
+export function serviceCommand(name: string, mode: RunMode, options: { watch?: boolean } = {}): { args: string[]; entry: string } {
+  if (mode === 'compiled') return { args: [], entry: `services/${name}/dist/main.js` }; // as the image's `node <entry>`
+  return { args: [...(options.watch ? ['--watch'] : []), ...NODE_ARGS], entry: `services/${name}/src/main.ts` };
+}
 
 /** Where local runs keep their data (secrets, the demo team, private servers): DATA_DIR or `.data`. */
 export function dataDirOf(env: NodeJS.ProcessEnv): string {

@@ -87,7 +87,10 @@ describe('traces', () => {
     for (let i = 0; i < 50; i++) {
       trace = spans.filter((s) => s.traceId.toLowerCase() === traceId);
       const services = new Set(trace.map((s) => s.service));
-      if (services.has('gateway') && services.has('rundown') && trace.some((s) => s.service === 'rundown' && /INSERT|pg|postgres/i.test(s.name))) break;
+      // Each process exports in batches on its own timer: wait for the gateway's SERVER span too, not
+      // only its first (a Redis span may arrive a batch ahead of the request's).
+      const gatewayServer = trace.some((s) => s.service === 'gateway' && s.kind === 2);
+      if (gatewayServer && services.has('rundown') && trace.some((s) => s.service === 'rundown' && /INSERT|pg|postgres/i.test(s.name))) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const byService = (name: string) => trace.filter((s) => s.service === name);

@@ -2,10 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, Socket, type Server } from 'node:net';
 import { resolve } from 'node:path';
 import { freePort } from '../../scripts/launcher/child.js';
-import { NODE_ARGS } from '../../scripts/launcher/util.js';
+import { runModeOf, serviceCommand } from '../../scripts/launcher/util.js';
 import { system } from './client.js';
 
 const root = resolve(import.meta.dirname, '../..');
+/** Run as the launcher runs the system's own gateway (compiled, already built by the launcher). */
+const gatewayCommand = serviceCommand('gateway', runModeOf(process.env));
 
 export interface ExtraGateway {
   publicUrl: string;
@@ -21,7 +23,7 @@ export async function startGateway(overrides: Record<string, string> = {}): Prom
   const [http, admin, grpc] = await Promise.all([freePort(), freePort(), freePort()]);
   const publicUrl = `http://127.0.0.1:${http}`;
   const output: string[] = [];
-  const child: ChildProcess = spawn(process.execPath, [...NODE_ARGS, 'services/gateway/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...gatewayCommand.args, gatewayCommand.entry], {
     cwd: root,
     env: {
       ...process.env,

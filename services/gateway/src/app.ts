@@ -9,6 +9,7 @@ import { IdempotencyStore } from './edge/idempotency.js';
 import { LiveEvents } from './events/live-events.js';
 import { RateLimiter } from './edge/rate-limiter.js';
 import { createAdminApp } from './http/admin/server.js';
+import { answerClientErrors, answerExpectations } from './http/client-errors.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { createPublicApp } from './http/server.js';
 import { v1Routes } from './http/v1/index.js';
@@ -47,7 +48,8 @@ export async function main(): Promise<void> {
       enableAutoPipelining: true,
     });
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
-    const authenticator = new Authenticator(clients, redis, config.TOKEN_ENVIRONMENT, logger);
+    const rateLimiter = new RateLimiter(redis, logger);
+    const authenticator = new Authenticator(clients, redis, config.TOKEN_ENVIRONMENT, logger, rateLimiter);
     let ready = false;
     // Ready once Redis has answered at least once too: before that every token would be refused
     // (fail closed). A later outage does not flip readiness; requests then get the 401 that says so.
@@ -89,7 +91,7 @@ export async function main(): Promise<void> {
       authenticator,
       urls,
       logger,
-      rateLimiter: new RateLimiter(redis, logger),
+      rateLimiter,
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
       idempotencyStore: new IdempotencyStore(redis),
       ready: () => ready && redisSeen,
@@ -97,6 +99,9 @@ export async function main(): Promise<void> {
     });
     const adminApp = createAdminApp({ routes: adminRoutes(clients, adminClients), secret: config.ADMIN_SECRET, urls, logger });
     const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);
+    // What Node's HTTP layer would answer itself (431, 400, 408, 417) gets the edge's problem+json too.
+    answerClientErrors(publicServer, { urls, rateLimiter, anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE, logger });
+    answerExpectations(publicServer);
     const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
     const grpc = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger, keys: config.INTERNAL_CONTEXT_KEYS });
     logger.info({ http: config.HTTP_PORT, admin: config.ADMIN_PORT, grpc: grpc.port }, 'gateway listening');

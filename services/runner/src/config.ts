@@ -16,7 +16,7 @@ export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
       /** Due jobs one replica handles at once (each is one short transaction). */
       TIMER_CONCURRENCY: env.int(32, 1),
       /** A due job is handed over this early (ms); the worker waits in process for the exact instant. */
-      TIMER_LEAD_MS: env.int(30, 0),
+      TIMER_LEAD_MS: env.int(100, 0),
       GRPC_DEADLINE_MS: env.int(5_000, 100),
     },
     source,

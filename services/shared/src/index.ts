@@ -18,3 +18,4 @@ export * from './bulk.js';
 export * from './outbox/index.js';
 export * from './services.js';
 export * from './runner-status.js';
+export { setHttpRoute } from './telemetry-handle.js';

@@ -4,6 +4,8 @@
  */
 export const limits = {
   bodyBytes: 1_048_576,
+  /** Deepest nesting of arrays and objects a JSON body may have (real bodies stay under 8). */
+  jsonDepth: 64,
   includeCells: 1_000,
   bulkItems: 500,
   cuesPerRundown: 1_000,

@@ -17,3 +17,18 @@ export async function shutdownTelemetry(): Promise<void> {
   if (!running) return;
   await Promise.race([running.shutdown().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
 }
+
+/**
+ * The route template that answered a request (`/v1/rundowns/:id`), by response: the HTTP server span
+ * is named `GET /v1/rundowns/:id` and carries `http.route` from it (see telemetry.ts). This stands in
+ * for the Express instrumentation, whose span per middleware layer cost more than the request.
+ */
+const routes = new WeakMap<object, string>();
+
+export function setHttpRoute(response: object, route: string): void {
+  routes.set(response, route);
+}
+
+export function httpRouteOf(response: object): string | undefined {
+  return routes.get(response);
+}

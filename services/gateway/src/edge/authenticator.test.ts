@@ -16,23 +16,21 @@ async function signingKey(kid: string) {
   return { jwk, sign };
 }
 
-/** The Redis answers of the one pipeline: [revoked, epoch, ready marker, team limits]. */
+/**
+ * The one script's answers, as the real one (run against Redis by the e2e tier) gives them: {0}
+ * unavailable, {1} revoked (by id or by a newer epoch than the token's), or the team's limits.
+ */
 function fakeRedis(state: { revoked?: boolean; epoch?: number; ready?: boolean; fail?: boolean } = {}) {
-  const pipeline = {
-    exists: () => pipeline,
-    get: () => pipeline,
-    hgetall: () => pipeline,
-    exec: async () => {
+  return {
+    defineCommand: () => undefined,
+    edgeCheck: async (_keys: number, ...args: string[]) => {
+      const tokenEpoch = Number(args.at(-2));
       if (state.fail) throw new Error('Connection is closed.');
-      return [
-        [null, state.revoked ? 1 : 0],
-        [null, state.epoch === undefined ? null : String(state.epoch)],
-        [null, state.ready === false ? 0 : 1],
-        [null, { plan: 'free', rate_limit_per_minute: '20', max_rundowns: '10' }],
-      ];
+      if (state.ready === false) return [0];
+      if (state.revoked || (state.epoch !== undefined && state.epoch > tokenEpoch)) return [1];
+      return [3, 'free', '20', '10'];
     },
-  };
-  return { pipeline: () => pipeline } as unknown as Redis;
+  } as unknown as Redis;
 }
 
 function sut(jwks: () => { keys: JWK[] }, redis = fakeRedis()) {

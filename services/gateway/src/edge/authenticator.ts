@@ -14,6 +14,7 @@ import {
   type RoleName,
 } from '@rundown/shared';
 import type { Clients } from './clients.js';
+import { decisionOf, RATE_WINDOW_SECONDS, windowLua, type Decision, type RateLimiter } from './rate-limiter.js';
 
 export interface TeamLimits {
   plan: PlanName;
@@ -31,6 +32,37 @@ export interface Principal {
   expiresAt: number;
   environment: string;
   team: TeamLimits;
+  /**
+   * The team budget's decision for this request, made in the same Redis round trip as the
+   * revocation check (absent when the limits had to be asked of auth; the limiter then decides).
+   */
+  rate?: Decision;
+}
+
+/**
+ * Everything the edge asks Redis about a verified token, in one script (one round trip): the
+ * "revocations published" marker, the token's revocation, the team's rotation epoch, the team's
+ * limits and, when given a window key, the team's rate-limit count (the limiter's own algorithm,
+ * `windowLua`, on the same key). Answers {0} unavailable, {1} revoked, {2} limits not published,
+ * or {3, plan, rate_limit_per_minute, max_rundowns[, consumed, pttl]}.
+ * KEYS: revoked:<jti>, epoch:<team>, revocations-ready, team:<team>[, window]; ARGV: token epoch, window s.
+ */
+const EDGE_CHECK_LUA = `
+if redis.call('exists', KEYS[3]) == 0 then return {0} end
+if redis.call('exists', KEYS[1]) == 1 then return {1} end
+local epoch = redis.call('get', KEYS[2])
+if epoch and tonumber(epoch) > tonumber(ARGV[1]) then return {1} end
+local team = redis.call('hmget', KEYS[4], 'plan', 'rate_limit_per_minute', 'max_rundowns')
+if team[1] ~= 'free' and team[1] ~= 'paid' then return {2} end
+if #KEYS < 5 then return {3, team[1], team[2] or '', team[3] or ''} end
+${windowLua('KEYS[5]', 'ARGV[2]')}
+return {3, team[1], team[2] or '', team[3] or '', consumed, ttl}
+`;
+
+type EdgeCheckReply = [0] | [1] | [2] | [3, PlanName, string, string] | [3, PlanName, string, string, number, number];
+
+interface EdgeCheckRedis {
+  edgeCheck(numberOfKeys: number, ...args: string[]): Promise<EdgeCheckReply>;
 }
 
 type KeyResolver = ReturnType<typeof createLocalJWKSet>;
@@ -42,9 +74,9 @@ const VERIFIED_CACHE_MS = 60_000;
 /**
  * Verifies v1 tokens at the edge: signature with the auth service's published keys (refetched
  * when an unknown `kid` appears, so keys rotate without downtime), an explicit algorithm
- * allow-list, issuer, audience (= this environment) and expiry; then one Redis round trip for
- * revocation, the team's rotation epoch and its limits. When Redis cannot answer, the token is
- * refused (fail closed).
+ * allow-list, issuer, audience (= this environment) and expiry; then one Redis round trip (one
+ * script) for revocation, the team's rotation epoch, its limits and its rate-limit count. When Redis
+ * cannot answer, the token is refused (fail closed).
  */
 export class Authenticator {
   private resolver: KeyResolver | undefined;
@@ -53,12 +85,19 @@ export class Authenticator {
   /** token → its verified payload, until min(expiry, 60 s after verification). Revocation is still checked every time. */
   private readonly verified = new Map<string, { payload: Record<string, unknown>; until: number }>();
 
+  private readonly check: EdgeCheckRedis;
+
   constructor(
     private readonly clients: Clients,
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly environment: string,
     private readonly logger: Logger,
-  ) {}
+    /** When given, the team's budget is counted in the revocation check's round trip. */
+    private readonly rateLimiter?: RateLimiter,
+  ) {
+    redis.defineCommand('edgeCheck', { lua: EDGE_CHECK_LUA });
+    this.check = redis as unknown as EdgeCheckRedis;
+  }
 
   async start(): Promise<void> {
     await this.refreshKeys();
@@ -127,24 +166,18 @@ export class Authenticator {
     }
     if (rid !== undefined && (typeof rid !== 'string' || role === 'OWNER')) throw new AppError('auth.invalid_token');
 
-    let results: [Error | null, unknown][] | null;
+    const keys = [redisKeys.revoked(jti), redisKeys.epoch(tid), redisKeys.revocationsReady, redisKeys.team(tid)];
+    if (this.rateLimiter) keys.push(this.rateLimiter.redisKey(`team:${tid}`));
+    let reply: EdgeCheckReply;
     try {
-      results = await this.redis
-        .pipeline()
-        .exists(redisKeys.revoked(jti))
-        .get(redisKeys.epoch(tid))
-        .exists(redisKeys.revocationsReady)
-        .hgetall(redisKeys.team(tid))
-        .exec();
+      reply = await this.check.edgeCheck(keys.length, ...keys, String(sep), String(RATE_WINDOW_SECONDS));
     } catch {
-      results = null;
+      throw new AppError('auth.revocation_check_unavailable');
     }
-    if (!results || results.some(([err]) => err)) throw new AppError('auth.revocation_check_unavailable');
-    const [revoked, epoch, ready, team] = results.map(([, value]) => value);
-    if (ready !== 1) throw new AppError('auth.revocation_check_unavailable');
-    if (revoked === 1 || (typeof epoch === 'string' && Number(epoch) > sep)) throw new AppError('auth.token_revoked');
+    if (reply[0] === 0) throw new AppError('auth.revocation_check_unavailable');
+    if (reply[0] === 1) throw new AppError('auth.token_revoked');
 
-    return {
+    const principal: Principal = {
       tokenId: jti,
       teamId: tid,
       role,
@@ -152,19 +185,16 @@ export class Authenticator {
       issuedAt: typeof iat === 'number' ? iat * 1000 : 0,
       expiresAt: exp * 1000,
       environment: this.environment,
-      team: await this.teamLimits(tid, team as Record<string, string>),
+      team: reply[0] === 3 ? publishedLimits(reply[1], reply[2], reply[3]) : await this.askedLimits(tid),
     };
+    if (reply[0] === 3 && reply.length === 6) {
+      principal.rate = decisionOf(principal.team.rate_limit_per_minute, reply[4], reply[5], principal.team.plan);
+    }
+    return principal;
   }
 
-  /** Limits as auth published them; asked of auth directly when Redis does not have them. */
-  private async teamLimits(teamId: string, cached: Record<string, string>): Promise<TeamLimits> {
-    if (cached.plan === 'free' || cached.plan === 'paid') {
-      return {
-        plan: cached.plan,
-        rate_limit_per_minute: intOr(cached.rate_limit_per_minute, plans[cached.plan].requestsPerMinute),
-        max_rundowns: intOr(cached.max_rundowns, plans[cached.plan].maxRundowns),
-      };
-    }
+  /** Limits asked of auth directly, when Redis does not have them (lost, or not yet republished). */
+  private async askedLimits(teamId: string): Promise<TeamLimits> {
     const team = await this.clients.auth.getTeam({ team_id: teamId }, { requestId: 'req_team' }).catch(() => {
       throw new AppError('auth.invalid_token');
     });
@@ -176,8 +206,17 @@ export class Authenticator {
   }
 }
 
-function intOr(value: string | undefined, fallback: number): number {
-  return value !== undefined && /^\d+$/.test(value) ? Number(value) : fallback;
+/** Limits as auth published them in Redis; a missing override falls back to the plan's. */
+function publishedLimits(plan: PlanName, rateLimit: string, maxRundowns: string): TeamLimits {
+  return {
+    plan,
+    rate_limit_per_minute: intOr(rateLimit, plans[plan].requestsPerMinute),
+    max_rundowns: intOr(maxRundowns, plans[plan].maxRundowns),
+  };
+}
+
+function intOr(value: string, fallback: number): number {
+  return /^\d+$/.test(value) ? Number(value) : fallback;
 }
 
 /** The caller as it travels to the services over gRPC. */

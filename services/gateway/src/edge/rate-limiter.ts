@@ -61,6 +61,11 @@ export class RateLimiter {
     return limiter;
   }
 
+  /** The Redis key of a bucket's window, as `RateLimiterRedis` names it (`<prefix>:<bucket key>`). */
+  redisKey(bucketKey: string): string {
+    return `${this.prefix}:${bucketKey}`;
+  }
+
   async decide(bucket: Bucket): Promise<Decision> {
     const limit = Math.max(1, Math.floor(bucket.limit));
     const shared = this.redis.status === 'ready';
@@ -77,12 +82,33 @@ export class RateLimiter {
       this.degradedSince = Date.now();
       this.logger.warn('redis unavailable: rate limits are enforced per replica until it is back');
     }
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - res.consumedPoints),
-      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-      tier: bucket.tier,
-    };
+    return { ...decisionOf(limit, res.consumedPoints, res.msBeforeNext, bucket.tier), allowed };
   }
+}
+
+/** A decision from the window's count after this request and the window's remaining time (PTTL). */
+export function decisionOf(limit: number, consumed: number, msBeforeReset: number, tier: Bucket['tier']): Decision {
+  const points = Math.max(1, Math.floor(limit));
+  return {
+    allowed: consumed <= points,
+    limit: points,
+    remaining: Math.max(0, points - consumed),
+    resetSeconds: Math.max(1, Math.ceil(msBeforeReset / 1000)),
+    tier,
+  };
+}
+
+/**
+ * `RateLimiterRedis`'s window script (rate-limiter-flexible 11, `incrTtlLuaScript`), for callers that
+ * fold the decision into a script of their own (the authenticator's one round trip): same key, same
+ * window, same count. KEYS[n] is the window key, ARGV[m] its duration in seconds.
+ */
+export function windowLua(key: string, seconds: string): string {
+  return `redis.call('set', ${key}, 0, 'EX', ${seconds}, 'NX')
+local consumed = redis.call('incrby', ${key}, 1)
+local ttl = redis.call('pttl', ${key})
+if ttl == -1 then
+  redis.call('expire', ${key}, ${seconds})
+  ttl = 1000 * ${seconds}
+end`;
 }

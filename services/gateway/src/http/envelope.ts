@@ -13,7 +13,7 @@ export function sendData(
 ): void {
   const body: Record<string, unknown> = { ok: true, message: 'OK', data };
   if (options.included) body.included = options.included;
-  body.meta = { request_id: res.locals.requestId as string, server_time: Date.now(), side_effects: options.sideEffects ?? [] };
+  body.meta = { request_id: res.locals.requestId, server_time: Date.now(), side_effects: options.sideEffects ?? [] };
   if (options.location) res.setHeader('Location', options.location);
   res.status(options.status ?? 200).json(body);
 }

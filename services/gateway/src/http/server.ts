@@ -1,9 +1,10 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import { AppError, type Logger } from '@rundown/shared';
+import { AppError, setHttpRoute, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
 import type { IdempotencyStore } from '../edge/idempotency.js';
 import type { RateLimiter } from '../edge/rate-limiter.js';
+import { unsupportedExpectation } from './client-errors.js';
 import { apiReferenceHtml, errorReferenceHtml } from './docs.js';
 import { presentedToken } from './middleware/authenticate.js';
 import { notFoundOrMethodNotAllowed, options as optionsResponder } from './fallback.js';
@@ -31,10 +32,11 @@ export interface PublicAppOptions {
 }
 
 /**
- * The public listener. A v1 request goes: request id → authentication (header, or query on the
- * control surface) → rate limit (team bucket, or the address's without a valid token; headers on
- * every answer) → body (1 MB cap, JSON) → idempotency → validation → role → handler. The docs, the
- * OpenAPI document and every 404/405 are counted per address too. Health probes are not limited.
+ * The public listener. A v1 request goes: request id → authentication and role (one Redis round trip
+ * for revocation, limits and the team's count) → rate limit (the team's decision from that round
+ * trip, or the address's budget without a valid token; headers on every answer) → body (1 MB cap,
+ * JSON, depth) → idempotency → validation → handler. The docs, the OpenAPI document and every
+ * 404/405 are counted per address too (per team with a valid token). Health probes are not limited.
  */
 export function createPublicApp(options: PublicAppOptions): Express {
   const app = express();
@@ -42,7 +44,25 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
-  app.use(requestId);
+  const limit = rateLimit(options.rateLimiter, options.anonymousRateLimit);
+  const mounts = [
+    { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
+    { prefix: '', routes: [{ method: 'get' as const, path: '/docs' }, { method: 'get' as const, path: '/docs/api-v1/errors' }] },
+  ];
+  const answerOptions = optionsResponder(mounts);
+  // The front of every request, as one layer: its id; then, counted against the address, what no
+  // route answers: an Expect the edge cannot meet (Node hands it over through `checkExpectation`),
+  // OPTIONS (204 with Allow), and a /v1 path that is not valid percent-encoding (it names nothing:
+  // 404, rather than a failure inside the router's parameter decoding).
+  app.use((req, res, next) => {
+    requestId(req, res, () => undefined);
+    const refuse = (answer: (req: express.Request, res: express.Response, next: express.NextFunction) => void) =>
+      settle(limit(req, res, (error?: unknown) => (error ? next(error) : answer(req, res, next))), next);
+    if (unsupportedExpectation(req)) return refuse(() => next(new AppError('request.expectation_failed')));
+    if (req.method === 'OPTIONS') return refuse(answerOptions);
+    if (V1_PATH.test(req.path) && !decodable(req.path)) return refuse(() => next(new AppError('not_found')));
+    next();
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -50,24 +70,22 @@ export function createPublicApp(options: PublicAppOptions): Express {
     res.status(options.ready() ? 200 : 503).json({ status: options.ready() ? 'ready' : 'starting' });
   });
 
-  const limit = rateLimit(options.rateLimiter, options.anonymousRateLimit);
-  // An unauthenticated (or unauthorized) request's body is never read: its 401/403 (or 429) comes
-  // first. Reads take no body, so none is read for them either.
-  const bodyOfAuthenticated: RequestHandler = (req, res, next) =>
-    res.locals.authError || req.method === 'GET' || req.method === 'HEAD' ? next() : jsonBody(req, res, next);
-  const hooks: EdgeHooks = {
-    before: [limit, bodyOfAuthenticated, idempotency(options.idempotencyStore, options.logger)],
+  // After authentication and the role (in the router), as one step: name the trace by route, count
+  // the request, read the body (never for an unauthenticated or unauthorized request, whose
+  // 401/403/429 comes first; never for reads), then idempotency.
+  const keyed = idempotency(options.idempotencyStore, options.logger);
+  const edge: RequestHandler = (req, res, next) => {
+    setHttpRoute(res, `/v1${String((req.route as { path?: string } | undefined)?.path ?? '').replaceAll('\\', '')}`);
+    const idempotent = (error?: unknown) => (error ? next(error) : settle(keyed(req, res, next), next));
+    const body = (error?: unknown) => {
+      if (error) return next(error);
+      if (res.locals.authError || req.method === 'GET' || req.method === 'HEAD') return idempotent();
+      settle(jsonBody(req, res, idempotent), next);
+    };
+    settle(limit(req, res, body), next);
   };
+  const hooks: EdgeHooks = { before: [edge] };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
-  const mounts = [
-    { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
-    { prefix: '', routes: [{ method: 'get' as const, path: '/docs' }, { method: 'get' as const, path: '/docs/api-v1/errors' }] },
-  ];
-  const answerOptions = optionsResponder(mounts);
-  app.use((req, res, next) => (req.method === 'OPTIONS' ? limit(req, res, (error?: unknown) => (error ? next(error) : answerOptions(req, res, next))) : next()));
-  // A path that is not valid percent-encoding names nothing: a (rate limited) 404, rather than a
-  // failure inside the router's parameter decoding.
-  app.use('/v1', (req, res, next) => (decodable(req.path) ? next() : limit(req, res, () => next(new AppError('not_found')))));
   app.use('/v1', buildRouter(options.routes, authenticate, hooks));
 
   // Self-description, generated once from the route table and the error catalogue.
@@ -107,6 +125,13 @@ export function problemHandler(urls: PublicUrls, logger: Logger): ErrorRequestHa
     sendProblem(req, res, error, urls, logger);
   };
 }
+
+/** A step run by hand rather than by Express: its failure still reaches the problem handler. */
+function settle(step: unknown, next: express.NextFunction): void {
+  if (step instanceof Promise) step.catch(next);
+}
+
+const V1_PATH = /^\/v1(\/|$)/i;
 
 function decodable(path: string): boolean {
   try {

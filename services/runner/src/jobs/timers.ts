@@ -37,7 +37,7 @@ export class BullTimers implements Timers {
   constructor(
     redisUrl: string,
     private readonly logger: Logger,
-    private readonly leadMs = 30,
+    private readonly leadMs = 100,
     private readonly prefix = 'bull',
   ) {
     // BullMQ needs retries without limit on its connections (it blocks on one of them).

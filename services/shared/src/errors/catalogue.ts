@@ -27,6 +27,18 @@ const entries = {
   unsupported_media_type: { status: 415, detail: 'Send the body as application/json.' },
   internal: { status: 500, detail: 'The server failed unexpectedly.', recovery: 'Retry with backoff.' },
   'internal.unhandled': { status: 500, detail: 'The server failed unexpectedly.', recovery: 'Retry with backoff.' },
+  // HTTP the server could not take as a request (answered before any route, on the raw connection)
+  'request.malformed': {
+    status: 400,
+    detail: 'The request is not valid HTTP/1.1 (an unknown method, a malformed request line or header).',
+  },
+  'request.headers_too_large': {
+    status: 431,
+    detail: 'The request line and headers together are too large.',
+    recovery: 'Send shorter headers (a token belongs in the Authorization header, not in a cookie or the URL).',
+  },
+  'request.timeout': { status: 408, detail: 'The request did not arrive in time.', recovery: 'Retry on a new connection.' },
+  'request.expectation_failed': { status: 417, detail: 'The server does not support this Expect header; only 100-continue is.' },
   service_unavailable: {
     status: 503,
     detail: 'A part of the service is unavailable right now.',

@@ -44,16 +44,41 @@ export const jsonBody: RequestHandler = async (req, res, next) => {
     res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body as application/json (got ${type || 'no Content-Type'}).` });
     return next();
   }
+  let parsed: unknown;
   try {
-    res.locals.body = JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     res.locals.rawBody = text;
     res.locals.bodyError = AppError.validation('bad_request', [
       { path: [], message: `Malformed JSON: ${(error as Error).message}`, code: 'invalid_json' },
     ]);
+    return next();
   }
+  // Validation and the checks after it walk the value recursively: bound its depth first.
+  if (nestedDeeperThan(parsed, limits.jsonDepth)) {
+    res.locals.rawBody = text;
+    res.locals.bodyError = AppError.validation('bad_request', [
+      { path: [], message: `JSON nested deeper than ${limits.jsonDepth} levels of arrays and objects.`, code: 'too_deep' },
+    ]);
+    return next();
+  }
+  res.locals.body = parsed;
   next();
 };
+
+/** Whether arrays/objects nest more than `max` levels deep; iterative, so any depth is safe to ask about. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
 
 function tooLarge(received: number): AppError {
   return new AppError('payload.too_large', {

@@ -1,6 +1,5 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError, limits, type Logger } from '@rundown/shared';
-import type { Principal } from '../../edge/authenticator.js';
 import { fingerprint, type IdempotencyStore, type StoredResponse } from '../../edge/idempotency.js';
 import { WRITE_METHODS, type Method } from '../route.js';
 
@@ -27,7 +26,7 @@ function replay(res: Response, stored: StoredResponse): void {
 export function idempotency(store: IdempotencyStore, logger: Logger): RequestHandler {
   return async (req, res, next) => {
     if (!WRITE_METHODS.has(req.method.toLowerCase() as Method) || res.locals.authError) return next();
-    const principal = res.locals.principal as Principal | undefined;
+    const principal = res.locals.principal;
     const key = req.headers['idempotency-key'];
     if (!principal || key === undefined) return next();
     if (typeof key !== 'string' || key.length === 0 || key.length > limits.idempotencyKeyChars) {
@@ -38,7 +37,7 @@ export function idempotency(store: IdempotencyStore, logger: Logger): RequestHan
       });
     }
     const redisKey = store.keyOf(principal.teamId, key);
-    const fp = fingerprint(req.method, req.originalUrl.split('?')[0]!, res.locals.body, res.locals.rawBody as string | undefined);
+    const fp = fingerprint(req.method, req.originalUrl.split('?')[0]!, res.locals.body, res.locals.rawBody);
     const claim = await store.claim(redisKey, fp).catch((err: unknown) => {
       logger.warn({ err, request_id: res.locals.requestId }, 'idempotency store unavailable');
       throw new AppError('service_unavailable', { detail: 'The idempotency store did not answer; retry with the same key.' });

@@ -1,0 +1,55 @@
+// `npm start` runs the compiled services; this builds them first when a source is newer than the
+// last build (an mtime check per workspace, so an unchanged tree starts at once).
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { LauncherError, REPO_ROOT, lastLines, log, run } from './util.js';
+
+/** Written into `dist/` after a successful build; its mtime is the build's time. */
+const STAMP = '.built';
+/** Files outside a workspace's `src/` that change what it compiles to. */
+const SHARED_INPUTS = ['tsconfig.base.json'];
+
+function newestMtime(target: string): number {
+  if (!existsSync(target)) return 0;
+  const stat = statSync(target);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs; // a deleted file changes its folder's mtime
+  for (const entry of readdirSync(target, { withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.test.ts')) continue;
+    newest = Math.max(newest, newestMtime(path.join(target, entry.name)));
+  }
+  return newest;
+}
+
+/** Workspaces (in package.json order: the shared library first) whose sources are newer than their build. */
+export function staleWorkspaces(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+  const common = Math.max(...SHARED_INPUTS.map((file) => newestMtime(path.join(REPO_ROOT, file))));
+  return pkg.workspaces.filter((workspace) => {
+    const dir = path.join(REPO_ROOT, workspace);
+    if (!existsSync(path.join(dir, 'tsconfig.build.json'))) return false;
+    // Our stamp if there is one, else the entry point tsc wrote (a plain `npm run build`, as CI runs before the tests).
+    const [built = 0] = [STAMP, 'main.js', 'index.js'].map((file) => path.join(dir, 'dist', file)).filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs);
+    const inputs = Math.max(common, newestMtime(path.join(dir, 'src')), newestMtime(path.join(dir, 'tsconfig.build.json')), newestMtime(path.join(dir, 'package.json')));
+    return inputs > built;
+  });
+}
+
+/** Builds (tsc) every stale workspace, in order; a type error stops the start with tsc's output. */
+export async function ensureBuilt(): Promise<void> {
+  const stale = staleWorkspaces();
+  if (stale.length === 0) return;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  for (const workspace of stale) {
+    const started = Date.now();
+    const dir = path.join(REPO_ROOT, workspace);
+    const result = await run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json')], { timeoutMs: 300_000 });
+    if (result.code !== 0) throw new LauncherError(`building ${workspace} failed; tsc says:`, lastLines(result.output, 60));
+    // Stamped with the time the build started: a source saved while tsc ran is newer, so rebuilt next time.
+    const stamp = path.join(dir, 'dist', STAMP);
+    writeFileSync(stamp, `${new Date(started).toISOString()}\n`);
+    utimesSync(stamp, started / 1000, started / 1000);
+    log(`built ${workspace} (${Date.now() - started} ms)`);
+  }
+}

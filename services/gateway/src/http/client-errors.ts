@@ -1,0 +1,90 @@
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AppError, type ErrorCode, type Logger } from '@rundown/shared';
+import type { PublicUrls } from '../config.js';
+import type { RateLimiter } from '../edge/rate-limiter.js';
+import { exceeded, rateLimitHeaders } from './middleware/rate-limit.js';
+import { newRequestId } from './middleware/request-id.js';
+import { problemDocument } from './problem.js';
+
+/** What Node's HTTP parser refused, as the catalogue names it (Node's own answer would carry no body). */
+function codeOf(error: NodeJS.ErrnoException): ErrorCode {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 'request.headers_too_large';
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return 'payload.too_large';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'request.timeout';
+    default:
+      return 'request.malformed';
+  }
+}
+
+export interface ClientErrorOptions {
+  urls: PublicUrls;
+  rateLimiter: RateLimiter;
+  anonymousRateLimit: number;
+  logger: Logger;
+}
+
+/**
+ * Answers what Node's HTTP layer refuses before any request object exists (a request line or headers
+ * over the limit, an unknown method, malformed HTTP, a request that never arrived) like every other
+ * answer of the edge: a problem+json with a catalogue code, an X-Request-Id and the RateLimit headers of
+ * the address's budget (the only one a request that was never parsed can count against). The
+ * connection is closed after the answer, as Node does: the parser cannot resume mid-stream.
+ */
+export function answerClientErrors(server: Server, options: ClientErrorOptions): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    answer(error, socket, options).catch((err: unknown) => {
+      options.logger.error({ err }, 'could not answer a refused connection');
+      socket.destroy();
+    });
+  });
+}
+
+async function answer(error: NodeJS.ErrnoException, socket: Duplex, options: ClientErrorOptions): Promise<void> {
+  // As Node's default: nothing to say on a reset connection, or once a response is under way on it.
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const requestId = newRequestId();
+  const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
+  let appError = new AppError(codeOf(error));
+  let headers: Record<string, string> = {};
+  try {
+    const decision = await options.rateLimiter.decide({ key: `ip:${address}`, limit: options.anonymousRateLimit, tier: 'anonymous' });
+    headers = rateLimitHeaders(decision);
+    if (!decision.allowed) appError = exceeded(decision);
+  } catch (err) {
+    options.logger.warn({ err, request_id: requestId }, 'no rate-limit decision for a refused connection');
+  }
+  if (!socket.writable) return void socket.destroy();
+  const body = JSON.stringify(problemDocument(appError, { instance: undefined, requestId, urls: options.urls }));
+  const lines = [
+    `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? 'Error'}`,
+    'Content-Type: application/problem+json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    ...Object.entries({ ...headers, ...appError.headers }).map(([name, value]) => `${name}: ${value}`),
+    'Connection: close',
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/**
+ * An `Expect` other than 100-continue: Node would answer a bare 417 itself; instead the request goes
+ * through the edge (request id, rate limit), which answers it with the problem+json.
+ */
+export function answerExpectations(server: Server): void {
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    server.emit('request', req, res);
+  });
+}
+
+/** The one `Expect` the edge meets (Node sends `100 Continue` for it); anything else is 417. */
+export const unsupportedExpectation = (req: IncomingMessage): boolean =>
+  req.headers.expect !== undefined && !/^100-continue$/i.test(req.headers.expect);
