@@ -87,7 +87,8 @@ export async function main(): Promise<void> {
     const live = new LiveEvents({
       redisUrl: config.REDIS_URL,
       redis,
-      authenticator,
+      // Streams re-check their tokens every heartbeat: the same checks, without spending the team's request budget.
+      authenticator: new Authenticator(clients, redis, config.TOKEN_ENVIRONMENT, logger),
       clients,
       runnerStatus,
       logger,
