@@ -155,6 +155,9 @@ describe('frames', () => {
     await ok('DELETE', `/cues/${cue.id}`);
     const column = await ok('POST', '/columns', { name: 'Notes' });
     await ok('PATCH', `/columns/${column.id}`, { name: 'Notes 2' });
+    const cellCue = cues.find((c) => c.id !== cue.id)!;
+    await ok('PATCH', '/cells', { cue_id: cellCue.id, column_id: column.id, content: 'a<b' });
+    await ok('PATCH', '/cells', { cue_id: cellCue.id, column_id: column.id, content: '' });
     await ok('DELETE', `/columns/${column.id}`);
     const mention = await ok('POST', '/mentions', { name: 'Anna' });
     await ok('PATCH', `/mentions/${mention.id}`, { name: 'Anna B' });
@@ -173,6 +176,9 @@ describe('frames', () => {
       ['cue', { change: 'removed', id: cue.id }],
       ['column', { change: 'created', id: column.id }],
       ['column', { change: 'updated', id: column.id }],
+      // Cell frames always carry the cell (CONTRACT §7); clearing a cell is its removal.
+      ['cell', { change: 'updated', cue_id: cellCue.id, column_id: column.id, cell: { content: 'a<b', content_html: '<p>a&lt;b</p>' } }],
+      ['cell', { change: 'removed', cue_id: cellCue.id, column_id: column.id, cell: { content: '', content_html: '' } }],
       ['column', { change: 'removed', id: column.id }],
       ['mention', { change: 'created', id: mention.id, mention: { id: mention.id, name: 'Anna' } }],
       ['mention', { change: 'updated', id: mention.id, mention: { name: 'Anna B' } }],
