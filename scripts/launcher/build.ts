@@ -22,11 +22,26 @@ function newestMtime(target: string): number {
   return newest;
 }
 
-/** Workspaces (in package.json order: the shared library first) whose sources are newer than their build. */
-export function staleWorkspaces(): string[] {
+/**
+ * The workspaces package.json names (`services/*`: every service folder, so a new service needs no entry).
+ * Order does not matter: each service compiles against the shared library's sources (its `types`).
+ */
+function workspaces(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+  return pkg.workspaces.flatMap((pattern) => {
+    if (!pattern.endsWith('/*')) return [pattern];
+    const parent = pattern.slice(0, -2);
+    return readdirSync(path.join(REPO_ROOT, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(path.join(REPO_ROOT, parent, entry.name, 'package.json')))
+      .map((entry) => `${parent}/${entry.name}`)
+      .sort();
+  });
+}
+
+/** Workspaces whose sources are newer than their build. */
+export function staleWorkspaces(): string[] {
   const common = Math.max(...SHARED_INPUTS.map((file) => newestMtime(path.join(REPO_ROOT, file))));
-  return pkg.workspaces.filter((workspace) => {
+  return workspaces().filter((workspace) => {
     const dir = path.join(REPO_ROOT, workspace);
     if (!existsSync(path.join(dir, 'tsconfig.build.json'))) return false;
     // Our stamp if there is one, else the entry point tsc wrote (a plain `npm run build`, as CI runs before the tests).
