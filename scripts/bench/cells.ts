@@ -19,12 +19,16 @@ import { createDatabase, isolatedRedis, startInfra } from '../../test/support/in
 import { freePorts, startSystem } from '../launcher/child.js';
 import { formatSummary, summarize } from './stats.js';
 
-const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
+const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--skip-pages] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
 const { values } = parseArgs({
   options: {
     iterations: { type: 'string', default: '30' },
     reads: { type: 'string', default: '1000' },
+    // Leaves out the 50,000-cell rundown (its setup is most of the run); single reads use the small one.
+    'skip-pages': { type: 'boolean', default: false },
+    // Every service process writes a CPU profile (node --cpu-prof) into <dir> when it stops.
+    profile: { type: 'string' },
     url: { type: 'string' },
     'admin-url': { type: 'string' },
     'admin-secret': { type: 'string' },
@@ -170,12 +174,15 @@ async function run(target: Target): Promise<void> {
   print(formatSummary('  CPU ms to sanitize the 500 here', summarize(sanitizing)));
 
   // 2. The whole rundown, 50,000 cells, page by page.
-  const big = await layout(1000, 50);
-  const all = coordinates(big);
+  const pageTimes: number[] = [];
+  let big = small;
+  let all = targets;
+  if (!values['skip-pages']) {
+  big = await layout(1000, 50);
+  all = coordinates(big);
   for (let i = 0; i < all.length; i += 500) {
     await v1('POST', `/rundowns/${big.id}/cells:bulk`, { items: all.slice(i, i + 500).map((c, j) => ({ ...c, content: `cell ${i + j}` })) });
   }
-  const pageTimes: number[] = [];
   const totals: number[] = [];
   const pagesCpu = await cpuPerRequest(pids, (2 * all.length) / 100, async () => {
   for (let pass = 0; pass < 2; pass++) {
@@ -197,6 +204,7 @@ async function run(target: Target): Promise<void> {
   print(formatSummary(`GET /cells whole rundown, page of 100 (${all.length} cells)`, summarize(pageTimes)));
   print(`${'whole-rundown read, all 500 pages'.padEnd(34)} totals ${totals.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
   if (Object.keys(pids).length) print(`${'  CPU ms per page'.padEnd(34)} ${pagesCpu}`);
+  }
 
   // 3. One coordinate, sequential.
   const single: number[] = [];
@@ -214,15 +222,20 @@ async function run(target: Target): Promise<void> {
 
   // Baseline from the same run, on the same noisy machine: the cheapest authenticated read.
   const baseline: number[] = [];
-  for (let i = 0; i < warmup * 10 + reads; i++) {
+  const baselineRead = async (i: number) => {
     const ms = await timed(() => v1('GET', `/rundowns/${small.id}`));
     if (i >= warmup * 10) baseline.push(ms);
-  }
+  };
+  for (let i = 0; i < warmup * 10; i++) await baselineRead(i);
+  const baselineCpu = await cpuPerRequest(pids, reads, async () => {
+    for (let i = warmup * 10; i < warmup * 10 + reads; i++) await baselineRead(i);
+  });
   const base = summarize(baseline);
   print(formatSummary('baseline GET /rundowns/:id (seq.)', base));
+  if (Object.keys(pids).length) print(`${'  CPU ms per read'.padEnd(34)} ${baselineCpu}`);
   const ratio = (name: string, s: number[]) => print(`${name.padEnd(34)} p50 = ${(summarize(s).p50 / base.p50).toFixed(1)} x baseline p50`);
   ratio('cells:bulk 500', bulk);
-  ratio('GET /cells page of 100', pageTimes);
+  if (pageTimes.length) ratio('GET /cells page of 100', pageTimes);
   ratio('GET /cells one coordinate', single);
 }
 
@@ -265,6 +278,7 @@ if (values.url) {
       OTEL_SDK_DISABLED: 'false',
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
       OTEL_TRACES_SAMPLER_ARG: '1',
+      ...(values.profile ? { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {}),
     },
     verbose: Boolean(process.env.BENCH_VERBOSE),
   });

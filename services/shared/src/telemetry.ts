@@ -49,7 +49,11 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
       }),
       new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
       new PgInstrumentation(),
-      new IORedisInstrumentation(),
+      // A Redis command is recorded by name and argument count only. The default serializer joins
+      // every argument of EVAL/EVALSHA into the statement: the outbox relay's event bytes and the
+      // idempotency store's kept responses, costly to build (profiled on every relayed event, traced
+      // or not) and more than a trace should carry.
+      new IORedisInstrumentation({ dbStatementSerializer: (name, args) => `${name} [${args.length} arguments]` }),
     ],
   });
   setTelemetry(provider);

@@ -63,11 +63,16 @@ export class CellsService {
   ) {}
 
   async get(ctx: CallerContext, rundownId: string, cueId: string, columnId: string): Promise<CellRecord> {
+    // The stored row is read while the rundown context answers (one round trip, not two in a
+    // row); it is only used once that answer says the caller may see it, and the answer's errors
+    // come first, as if the read had waited for it.
+    const stored = this.repo.get(rundownId, cueId, columnId);
+    stored.catch(() => undefined);
     const layout = await this.rundowns.describe(ctx, rundownId, { cueIds: [cueId], columnIds: [columnId] });
     const cue = findCue(layout, rundownId, cueId);
     findColumn(layout, rundownId, columnId);
     if (cue.type !== 'cue') return emptyCell(cueId, columnId);
-    const row = await this.repo.get(rundownId, cueId, columnId);
+    const row = await stored;
     return row ? toRecord(row) : emptyCell(cueId, columnId);
   }
 

@@ -71,21 +71,30 @@ export class CellsRepository {
     return { rows, total };
   }
 
-  /** Stores the populated writes (insert or replace) and deletes the cleared ones; answers the stored rows. */
+  /**
+   * Stores the populated writes (insert or replace) and deletes the cleared ones; answers the stored
+   * rows. Only the coordinates and timestamps come back from PostgreSQL: the content is what was
+   * just written (sending it back would double the statement's traffic and parsing).
+   */
   async write(tx: EntityManager, rundownId: string, writes: StoredWrite[]): Promise<CellRow[]> {
     const filled = writes.filter((w) => w.content_html !== '');
     const cleared = writes.filter((w) => w.content_html === '');
     let rows: CellRow[] = [];
     if (filled.length) {
-      rows = (await tx.query(
+      const stamps = (await tx.query(
         `INSERT INTO cells.cells (rundown_id, cue_id, column_id, content, content_html)
          SELECT $1, u.cue_id, u.column_id, u.content, u.content_html
            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(cue_id, column_id, content, content_html)
          ON CONFLICT (rundown_id, cue_id, column_id)
          DO UPDATE SET content = EXCLUDED.content, content_html = EXCLUDED.content_html, updated_at = clock_timestamp()
-         RETURNING ${cellColumns}`,
+         RETURNING cue_id, column_id, created_at, updated_at`,
         [rundownId, filled.map((w) => w.cue_id), filled.map((w) => w.column_id), filled.map((w) => w.content), filled.map((w) => w.content_html)],
-      )) as CellRow[];
+      )) as { cue_id: string; column_id: string; created_at: Date; updated_at: Date }[];
+      const written = new Map(filled.map((w) => [`${w.cue_id}\u0000${w.column_id}`, w]));
+      rows = stamps.map((r) => {
+        const w = written.get(`${r.cue_id}\u0000${r.column_id}`)!;
+        return { cue_id: r.cue_id, column_id: r.column_id, content: w.content, content_html: w.content_html, created_at: r.created_at, updated_at: r.updated_at };
+      });
     }
     if (cleared.length) {
       await tx.query(
