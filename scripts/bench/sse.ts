@@ -199,14 +199,13 @@ try {
     env: { ...(await freePorts()), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', LAUNCH_MODE: 'compiled', ...telemetry },
   });
   cleanups.push(() => system.stop());
-  const ready = system.ready as typeof system.ready & { addresses?: Record<string, string>; internal_context_keys?: string };
-  const upstreams =
-    ready.addresses ?? Object.fromEntries(Object.entries(ready.grpc_ports).map(([name, port]) => [`${name.toUpperCase()}_ADDR`, `127.0.0.1:${port}`]));
+  const { ready } = system;
   const gateway = await startCompiledGateway({
-    ...upstreams,
-    ...(ready.internal_context_keys ? { INTERNAL_CONTEXT_KEYS: ready.internal_context_keys } : {}),
+    ...ready.addresses,
+    INTERNAL_CONTEXT_KEYS: ready.internal_context_keys,
     REDIS_URL: redisUrl,
     ADMIN_SECRET: ready.admin_secret,
+    V0_TOKEN_SECRET: ready.v0_token_secret,
     TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',
     ...telemetry,
   });
