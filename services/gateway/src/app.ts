@@ -87,8 +87,9 @@ export async function main(): Promise<void> {
     const live = new LiveEvents({
       redisUrl: config.REDIS_URL,
       redis,
-      // Streams re-check their tokens every heartbeat: the same checks, without spending the team's request budget.
-      authenticator: new Authenticator(clients, redis, config.TOKEN_ENVIRONMENT, logger),
+      // Streams re-check their tokens every heartbeat with the edge's own authenticator (its keys and
+      // verified-token cache), without spending the team's request budget (`count: false`).
+      authenticator,
       clients,
       runnerStatus,
       logger,

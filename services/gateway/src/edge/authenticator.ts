@@ -147,7 +147,8 @@ export class Authenticator {
     }
   }
 
-  async authenticate(token: string): Promise<Principal> {
+  /** `count: false` checks the token without spending its team's request budget (a stream's heartbeat re-check). */
+  async authenticate(token: string, { count = true }: { count?: boolean } = {}): Promise<Principal> {
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await this.verify(token));
@@ -167,7 +168,7 @@ export class Authenticator {
     if (rid !== undefined && (typeof rid !== 'string' || role === 'OWNER')) throw new AppError('auth.invalid_token');
 
     const keys = [redisKeys.revoked(jti), redisKeys.epoch(tid), redisKeys.revocationsReady, redisKeys.team(tid)];
-    if (this.rateLimiter) keys.push(this.rateLimiter.redisKey(`team:${tid}`));
+    if (this.rateLimiter && count) keys.push(this.rateLimiter.redisKey(`team:${tid}`));
     let reply: EdgeCheckReply;
     try {
       reply = await this.check.edgeCheck(keys.length, ...keys, String(sep), String(RATE_WINDOW_SECONDS));

@@ -42,7 +42,7 @@ const phases: Record<number, StatusJson['phase']> = {
 };
 
 /** The status object of CONTRACT §6 from the runner's event. */
-export function statusEventJson(s: RunnerStatus): StatusJson {
+function statusEventJson(s: RunnerStatus): StatusJson {
   const a = s.active_cue;
   const state = states[s.state] ?? 'stopped';
   return {
@@ -81,7 +81,7 @@ export interface FrameBodies {
 }
 
 /** Event → frame bodies, or undefined for a payload this gateway does not know (a newer producer). */
-export function frameBodies(event: Event): FrameBodies | undefined {
+function frameBodies(event: Event): FrameBodies | undefined {
   const p = event.payload;
   switch (p?.$case) {
     case 'rundown': {

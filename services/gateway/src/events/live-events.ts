@@ -200,7 +200,7 @@ export class LiveEvents {
       else stream.write(beat);
     }
     for (const group of this.tokens.values()) {
-      this.options.authenticator.authenticate(group.token).then(
+      this.options.authenticator.authenticate(group.token, { count: false }).then(
         () => undefined,
         (error: unknown) => {
           const code = error instanceof AppError ? error.code : undefined;

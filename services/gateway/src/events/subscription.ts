@@ -5,7 +5,7 @@ export const EVENT_NAMES = ['rundown', 'cue', 'column', 'cell', 'mention', 'text
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** The names whose frames can carry the full record (`<name>:fat`). */
-export const FAT_NAMES: readonly EventName[] = ['rundown', 'cue', 'column'];
+const FAT_NAMES: readonly EventName[] = ['rundown', 'cue', 'column'];
 
 /** What one stream carries: each subscribed name, thin or fat. */
 export interface Subscription {

@@ -19,7 +19,7 @@ export function rateLimitHeaders(decision: Decision): Record<string, string> {
   };
 }
 
-export function setRateLimitHeaders(res: Response, decision: Decision): void {
+export function setRateLimitHeaders(res: Response, decision: Pick<Decision, 'limit' | 'remaining' | 'resetSeconds'>): void {
   res.setHeader('RateLimit-Limit', String(decision.limit));
   res.setHeader('RateLimit-Remaining', String(decision.remaining));
   res.setHeader('RateLimit-Reset', String(decision.resetSeconds));

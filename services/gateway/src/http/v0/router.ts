@@ -4,7 +4,9 @@ import { AppError, isAppError, type CallerContext, type Logger, type V0Principal
 import type { ActRequest } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { Clients } from '../../edge/clients.js';
 import type { RateLimiter } from '../../edge/rate-limiter.js';
+import { presentedToken } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/body.js';
+import { setRateLimitHeaders } from '../middleware/rate-limit.js';
 import { patchOutputMessageBody } from '../v1/schemas/output-message.js';
 
 export interface V0Options {
@@ -18,15 +20,6 @@ export interface V0Options {
   logger: Logger;
 }
 
-/** RateLimit-Limit / -Remaining / -Reset, as on v1. */
-function setRateLimitHeaders(res: Response, d: { limit: number; remaining: number; resetSeconds: number }): void {
-  res.setHeader('RateLimit-Limit', String(d.limit));
-  res.setHeader('RateLimit-Remaining', String(d.remaining));
-  res.setHeader('RateLimit-Reset', String(d.resetSeconds));
-}
-
-const BEARER = /^Bearer +([^\s]+) *$/i;
-
 /** The v0 error body (CONTRACT §8): `{ ok: false, error, code }` with the v1 code. */
 function sendError(res: Response, error: unknown, logger: Logger): void {
   const e = isAppError(error) ? error : new AppError('internal.unhandled');
@@ -38,19 +31,6 @@ function sendError(res: Response, error: unknown, logger: Logger): void {
       : e.message;
   for (const [name, value] of Object.entries(e.headers ?? {})) res.setHeader(name, value);
   res.status(e.status).json({ ok: false, error: message, code: e.code });
-}
-
-function presentedToken(req: Request): string {
-  const header = req.headers.authorization;
-  if (header !== undefined) {
-    const match = BEARER.exec(header);
-    if (!match?.[1]) throw new AppError('auth.malformed_authorization');
-    return match[1];
-  }
-  const query = req.query.token;
-  if (typeof query === 'string' && query !== '') return query;
-  if (query !== undefined) throw new AppError('auth.malformed_authorization', { detail: 'Give the token query parameter once, with a non-empty value.' });
-  throw new AppError('auth.token_missing');
 }
 
 const amountQuery = z.coerce.number().int().positive().max(604_800_000);
@@ -71,7 +51,7 @@ export function v0Router(options: V0Options): Router {
     let principal: V0Principal | undefined;
     let authError: unknown;
     try {
-      principal = await options.verifier.verify(presentedToken(req));
+      principal = await options.verifier.verify(presentedToken(req, 'control'));
     } catch (error) {
       authError = error;
     }

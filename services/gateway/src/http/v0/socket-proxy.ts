@@ -14,7 +14,7 @@ interface Upstream {
 }
 
 /** `REALTIME_URLS`: `http://host:port` or a comma list of `<node id>=http://host:port`. */
-export function parseUpstreams(value: string): Upstream[] {
+function parseUpstreams(value: string): Upstream[] {
   return value
     .split(',')
     .map((part) => part.trim())

@@ -76,7 +76,7 @@ export function countdownJson(status: StatusJson) {
   };
 }
 
-export function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): SideEffect {
+function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): SideEffect {
   const e = m.effect;
   switch (e?.$case) {
     case 'timesnap':
