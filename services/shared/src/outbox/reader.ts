@@ -40,12 +40,7 @@ function fields(raw: Buffer[]): Map<string, Buffer> {
 async function xread(redis: Redis, key: string, after: string, options: ReadOptions): Promise<RawEntries> {
   const args: (string | number)[] = ['COUNT', options.count ?? 100];
   if (options.blockMs !== undefined) args.push('BLOCK', options.blockMs);
-  const reply = (await (redis.xreadBuffer as (...a: (string | number)[]) => Promise<[Buffer, RawEntries][] | null>)(
-    ...args,
-    'STREAMS',
-    key,
-    after,
-  )) as [Buffer, RawEntries][] | null;
+  const reply = await (redis.xreadBuffer as (...a: (string | number)[]) => Promise<[Buffer, RawEntries][] | null>)(...args, 'STREAMS', key, after);
   return reply?.[0]?.[1] ?? [];
 }
 
