@@ -12,12 +12,12 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { fromHtml } from '../../services/cells/src/domain/content.js';
 import { pidListeningOn } from '../../test/support/processes.js';
 import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
 import { freePorts, startSystem } from '../launcher/child.js';
 import { formatSummary, summarize } from './stats.js';
+import { cpuMs } from './support.js';
 
 const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--skip-pages] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
@@ -52,24 +52,17 @@ interface Target {
 }
 
 /** CPU time (user + system, ms) each process has used so far, from /proc (Linux, 100 ticks/s). */
-function cpuMs(pids: Record<string, number>): Record<string, number> {
+function processesCpuMs(pids: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, pid] of Object.entries(pids)) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      out[name] = (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      out[name] = Number.NaN;
-    }
-  }
+  for (const [name, pid] of Object.entries(pids)) out[name] = cpuMs(pid);
   return out;
 }
 
 /** CPU per request of each process over `work` (load-independent, unlike latency on a shared machine). */
 async function cpuPerRequest(pids: Record<string, number>, requests: number, work: () => Promise<void>): Promise<string> {
-  const before = cpuMs(pids);
+  const before = processesCpuMs(pids);
   await work();
-  const after = cpuMs(pids);
+  const after = processesCpuMs(pids);
   return Object.keys(pids)
     .map((name) => `${name} ${((after[name]! - before[name]!) / requests).toFixed(1)}`)
     .join(', ');

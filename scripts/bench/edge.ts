@@ -17,16 +17,15 @@
 //   Redis db BENCH_REDIS_DB (default 14), a throw-away PostgreSQL database.
 //
 // Traffic goes to loopback only, and every loop is bounded by time and by a request cap.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { freePort, freePorts, startSystem } from '../launcher/child.js';
+import { freePorts, startSystem } from '../launcher/child.js';
 import { createDatabase } from '../../test/support/infra.js';
 import { percentile, summarize } from './stats.js';
+import { cpuMs, startBareExpress, startTraceSink } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,54 +49,6 @@ const sequentialCount = Number(values.sequential);
 const traces = values.traces;
 if (traces !== 'export' && traces !== 'sdk' && traces !== 'off') throw new Error('--traces is export, sdk or off');
 const MAX_REQUESTS = 2_000_000;
-
-/** The bare Express 5 baseline, in its own process as the gateway is (same node, no flags). */
-const BARE_EXPRESS = `
-import express from 'express';
-const app = express();
-app.get('/', (_req, res) => { res.json({ status: 'ok' }); });
-const server = app.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
-process.on('SIGTERM', () => process.exit(0));
-`;
-
-function startBareExpress(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_EXPRESS], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bare express exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('PORT ')) resolve({ url: `http://127.0.0.1:${line.slice(5)}/`, child });
-    });
-  });
-}
-
-/** Accepts OTLP/HTTP exports and drops them, as a collector would (answers `{}` with 200). */
-async function startTraceSink(): Promise<{ url: string; server: Server; received: () => number }> {
-  let received = 0;
-  const server = createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => (received += chunk.length));
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}`, server, received: () => received };
-}
-
-/**
- * CPU time a process has used (user + system, ms), from /proc: on a shared machine, a process's CPU
- * per request holds still where throughput follows the neighbours' load.
- */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-const CLOCK_TICKS = 100; // USER_HZ, 100 on Linux
 
 /** The launcher's service processes by name (`gateway`, `auth`, `rundown`), from /proc's child lists. */
 function servicePids(launcherPid: number): Map<string, number> {

@@ -14,17 +14,16 @@
 //   options: --seconds 10 --rounds 5 --concurrency 16 --timers-rundowns 200 --json
 //
 // Traffic goes to loopback only; every loop is bounded by time or count.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
-import { freePort, freePorts, startSystem } from '../launcher/child.js';
+import { freePorts, startSystem } from '../launcher/child.js';
 import { percentile, summarize } from './stats.js';
+import { startBareExpress, startTraceSink } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,38 +46,6 @@ const timerRundowns = Number(values['timers-rundowns']);
 const presses = Number(values.presses);
 const sequentialCount = Number(values.sequential);
 const MAX_REQUESTS = 2_000_000;
-
-const BARE_EXPRESS = `
-import express from 'express';
-const app = express();
-app.get('/', (_req, res) => { res.json({ status: 'ok' }); });
-const server = app.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
-process.on('SIGTERM', () => process.exit(0));
-`;
-
-function startBareExpress(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_EXPRESS], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bare express exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('PORT ')) resolve({ url: `http://127.0.0.1:${line.slice(5)}/`, child });
-    });
-  });
-}
-
-/** Accepts OTLP/HTTP exports and drops them, as a collector would. */
-async function startTraceSink(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}`, server };
-}
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 

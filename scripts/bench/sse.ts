@@ -17,13 +17,14 @@
 // Traffic goes to loopback only; every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, createServer, request, type ClientRequest, type Server } from 'node:http';
+import { Agent, request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
 import { freePort, freePorts, startSystem } from '../launcher/child.js';
 import { formatSummary, summarize } from './stats.js';
+import { startTraceSink } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,20 +39,6 @@ const { values } = parseArgs({
 const CLIENTS = Number(values.clients);
 const ACTIONS = Number(values.actions);
 const root = resolve(import.meta.dirname, '../..');
-
-/** Accepts OTLP/HTTP exports and drops them, as a collector would. */
-async function startTraceSink(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${port}`, server };
-}
 
 async function must(url: string, method: string, token: string, body: unknown, status: number): Promise<Record<string, unknown>> {
   const res = await fetch(url, {

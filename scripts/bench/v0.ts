@@ -15,7 +15,6 @@
 // Traffic goes to loopback only; every wait is bounded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,6 +24,7 @@ import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
 import { freePort, freePorts, startSystem } from '../launcher/child.js';
 import { storedSecrets } from '../launcher/secrets.js';
 import { summarize } from './stats.js';
+import { startTraceSink } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,16 +38,6 @@ const CLIENTS = Number(values.clients);
 const PRESSES = Number(values.presses);
 const root = resolve(import.meta.dirname, '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function startTraceSink(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-  });
-  const port = await freePort();
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${port}`, server };
-}
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
