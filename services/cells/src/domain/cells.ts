@@ -170,7 +170,7 @@ export class CellsService {
 
   /** The rundown committed: its cells are no longer candidates for collection. */
   confirm(rundownId: string): Promise<void> {
-    return this.repo.unstage(this.repo.db, rundownId);
+    return this.repo.unstage(this.repo.db, [rundownId]);
   }
 
   deleteColumn(rundownId: string, columnId: string): Promise<number> {
@@ -182,7 +182,7 @@ export class CellsService {
   }
 
   deleteRundown(rundownId: string): Promise<number> {
-    return this.repo.deleteRundown(this.repo.db, rundownId);
+    return this.repo.deleteRundowns(this.repo.db, [rundownId]);
   }
 
   /**
@@ -212,11 +212,10 @@ export class CellsService {
     const stale = await this.repo.staleStaged(graceSeconds, 100);
     if (!stale.length) return { kept: 0, removed: 0 };
     const existing = await this.rundowns.existing(stale);
-    let removed = 0;
-    for (const rundownId of stale) {
-      if (!existing.has(rundownId)) removed += await this.repo.deleteRundown(this.repo.db, rundownId);
-      await this.repo.unstage(this.repo.db, rundownId);
-    }
+    // One statement each for the whole batch, not two round trips per rundown.
+    const gone = stale.filter((rundownId) => !existing.has(rundownId));
+    const removed = gone.length ? await this.repo.deleteRundowns(this.repo.db, gone) : 0;
+    await this.repo.unstage(this.repo.db, stale);
     return { kept: existing.size, removed };
   }
 }

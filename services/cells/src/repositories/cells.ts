@@ -114,8 +114,8 @@ export class CellsRepository {
     return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = $1 AND cue_id = ANY($2::text[])', [rundownId, cueIds]));
   }
 
-  async deleteRundown(db: Db, rundownId: string): Promise<number> {
-    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = $1', [rundownId]));
+  async deleteRundowns(db: Db, rundownIds: string[]): Promise<number> {
+    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = ANY($1::text[])', [rundownIds]));
   }
 
   async stage(tx: EntityManager, rundownId: string): Promise<void> {
@@ -124,8 +124,8 @@ export class CellsRepository {
     ]);
   }
 
-  async unstage(db: Db, rundownId: string): Promise<void> {
-    await db.query('DELETE FROM cells.staged_rundowns WHERE rundown_id = $1', [rundownId]);
+  async unstage(db: Db, rundownIds: string[]): Promise<void> {
+    await db.query('DELETE FROM cells.staged_rundowns WHERE rundown_id = ANY($1::text[])', [rundownIds]);
   }
 
   /** Staged rundowns older than the grace period: their create has long committed or failed. */

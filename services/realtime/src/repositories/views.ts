@@ -14,6 +14,8 @@ export interface ContentClients {
 
 const VIEW_TTL_SECONDS = 7 * 24 * 3600;
 const LOCK_MS = 5_000;
+/** What a lock attempt answers while another holder has the lock. */
+const BUSY = Symbol('busy');
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 // KEYS: lock, view. No view: nothing to do (0). Lock taken: 1 and the view. Busy: 2.
@@ -88,18 +90,11 @@ export class ViewStore {
   async advanceLocked(rundownId: string, work: (view: V0View) => Promise<V0View | undefined>): Promise<void> {
     const lock = `v0:lock:${rundownId}`;
     const token = randomBytes(8).toString('hex');
-    const deadline = Date.now() + LOCK_MS * 2;
-    let view: V0View;
-    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+    const view = await this.untilFree(rundownId, async () => {
       const got = await this.scripts.v0AcquireWithView(lock, this.key(rundownId), token, LOCK_MS);
-      if (got[0] === 0) return;
-      if (got[0] === 1) {
-        view = JSON.parse(got[1]) as V0View;
-        break;
-      }
-      if (Date.now() > deadline) throw new AppError('service_unavailable', { detail: `The v0 view of ${rundownId} stayed locked.` });
-      await new Promise((r) => setTimeout(r, wait));
-    }
+      return got[0] === 2 ? BUSY : got[0] === 1 ? (JSON.parse(got[1]) as V0View) : undefined;
+    });
+    if (!view) return;
     let next: V0View | undefined;
     try {
       next = await work(view);
@@ -115,16 +110,22 @@ export class ViewStore {
   async locked<T>(rundownId: string, work: () => Promise<T>): Promise<T> {
     const key = `v0:lock:${rundownId}`;
     const token = randomBytes(8).toString('hex');
-    const deadline = Date.now() + LOCK_MS * 2;
-    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
-      if ((await this.redis.set(key, token, 'PX', LOCK_MS, 'NX')) === 'OK') break;
-      if (Date.now() > deadline) throw new AppError('service_unavailable', { detail: `The v0 view of ${rundownId} stayed locked.` });
-      await new Promise((r) => setTimeout(r, wait));
-    }
+    await this.untilFree(rundownId, async () => ((await this.redis.set(key, token, 'PX', LOCK_MS, 'NX')) === 'OK' ? true : BUSY));
     try {
       return await work();
     } finally {
       await this.scripts.v0ReleaseLock(key, token).catch(() => undefined);
+    }
+  }
+
+  /** Repeats `attempt` with a short backoff while the lock is taken, up to the lock's lifetime and a bit. */
+  private async untilFree<T>(rundownId: string, attempt: () => Promise<T | typeof BUSY>): Promise<T> {
+    const deadline = Date.now() + LOCK_MS * 2;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      const got = await attempt();
+      if (got !== BUSY) return got;
+      if (Date.now() > deadline) throw new AppError('service_unavailable', { detail: `The v0 view of ${rundownId} stayed locked.` });
+      await new Promise((r) => setTimeout(r, wait));
     }
   }
 
