@@ -1,7 +1,7 @@
 // `npm run bench:sse`: what live events cost at fan-out.
 //
 // Starts, on loopback: the whole system through the launcher (free ports, database rundown_bench_sse,
-// Redis db BENCH_REDIS_DB, default 9), plus the gateway under test as its own process running the
+// Redis db BENCH_REDIS_DB, default 11), plus the gateway under test as its own process running the
 // compiled JavaScript (services/gateway/dist, built by `npm run build`) with telemetry on and
 // exporting every span to a sink that drops them, as deployed. Then measures, in one run:
 //   1. `action:next` → `status` frame: the time from the moment the action's HTTP answer has arrived
@@ -175,7 +175,7 @@ try {
   cleanups.push(() => new Promise((r) => sink.server.close(r)));
   const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'rundown_bench_sse');
   cleanups.push(() => database.drop());
-  const redisUrl = await isolatedRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', Number(process.env.BENCH_REDIS_DB ?? 9));
+  const redisUrl = await isolatedRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', Number(process.env.BENCH_REDIS_DB ?? 11));
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-sse-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const telemetry: Record<string, string> =

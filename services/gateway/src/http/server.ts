@@ -83,8 +83,15 @@ export function createPublicApp(options: PublicAppOptions): Express {
   // the request, read the body (never for an unauthenticated or unauthorized request, whose
   // 401/403/429 comes first; never for reads), then idempotency.
   const keyed = idempotency(options.idempotencyStore, options.logger);
+  // The span's route label, worked out once per route rather than on every request.
+  const routeLabels = new Map<string, string>();
+  const routeLabel = (path: string): string => {
+    let label = routeLabels.get(path);
+    if (label === undefined) routeLabels.set(path, (label = `/v1${path.replaceAll('\\', '')}`));
+    return label;
+  };
   const edge: RequestHandler = (req, res, next) => {
-    setHttpRoute(res, `/v1${String((req.route as { path?: string } | undefined)?.path ?? '').replaceAll('\\', '')}`);
+    setHttpRoute(res, routeLabel(String((req.route as { path?: string } | undefined)?.path ?? '')));
     const idempotent = (error?: unknown) => (error ? next(error) : settle(keyed(req, res, next), next));
     const body = (error?: unknown) => {
       if (error) return next(error);

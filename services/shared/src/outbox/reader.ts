@@ -60,11 +60,13 @@ export async function readRundownEvents(redis: Redis, rundownId: string, after: 
  * so a replay from it is complete; otherwise a consumer must resynchronise from a full read.
  */
 export async function isContinuous(redis: Redis, rundownId: string, after: string): Promise<boolean> {
-  const first = (await redis.xrange(eventKeys.rundown(rundownId), '-', '+', 'COUNT', 1))[0];
+  // One round trip: the oldest kept entry and the trim mark, read together.
+  const replies = await redis.pipeline().xrange(eventKeys.rundown(rundownId), '-', '+', 'COUNT', 1).hget(eventKeys.relayed(rundownId), '~trimmed').exec();
+  const [[rangeError, range] = [], [markError, trimmed] = []] = replies ?? [];
+  if (rangeError || markError) throw rangeError ?? markError;
   // An empty stream after an id: nothing was kept, so only the very start ('0-0') is continuous.
-  if (!first) return after === '0-0';
-  const trimmed = await redis.hget(eventKeys.relayed(rundownId), '~trimmed');
-  return trimmed === null || compareEventIds(after, trimmed) >= 0;
+  if (!(range as unknown[] | undefined)?.length) return after === '0-0';
+  return trimmed === null || trimmed === undefined || compareEventIds(after, trimmed as string) >= 0;
 }
 
 /** Entries of the index (every append of every rundown) after `after`; `'$'` with `blockMs` to follow. */
