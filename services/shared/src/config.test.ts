@@ -31,3 +31,15 @@ describe('loadConfig', () => {
     expect((error as Error).message).toContain('invalid configuration');
   });
 });
+
+describe('a service address', () => {
+  const address = { ADDR: env.address() };
+  it('is one host:port, a dns:/// name for every replica behind it, or a comma list of replicas', () => {
+    for (const ok of ['auth:50051', 'dns:///rundown-rundown-headless:50052', '127.0.0.1:50052,127.0.0.1:50062']) {
+      expect(loadConfig(address, { ADDR: ok }).ADDR).toBe(ok);
+    }
+    for (const bad of ['auth', 'http://auth:50051', '127.0.0.1:50052,', 'a b:1']) {
+      expect(() => loadConfig(address, { ADDR: bad }), bad).toThrow(ConfigError);
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { Plan, Role } from './generated/rundown/auth/v1/auth.js';
 import { ColumnType } from './generated/rundown/rundown/v1/columns.js';
 import { CueType, SkippedBy } from './generated/rundown/rundown/v1/cues.js';
 import { RundownStatus, TodDisplayFormat } from './generated/rundown/rundown/v1/rundown.js';
+import { CueTimingState, Phase, PlayEnd } from './generated/rundown/runner/v1/runner.js';
 import type { PlanName } from './limits.js';
 import type { RoleName } from './roles.js';
 
@@ -64,3 +65,22 @@ export const rundownStatusNames = enumNames({
 
 /** `null` (no preference) is TOD_DISPLAY_FORMAT_UNSPECIFIED. */
 export const todDisplayFormatNames = enumNames({ '12h': TodDisplayFormat.TOD_DISPLAY_FORMAT_12H, '24h': TodDisplayFormat.TOD_DISPLAY_FORMAT_24H });
+
+export const runnerPhaseNames = enumNames({ 'pre-show': Phase.PHASE_PRE_SHOW, running: Phase.PHASE_RUNNING, ended: Phase.PHASE_ENDED });
+
+/** Timing (CONTRACT §10): a cue's place in the show, and how a play of a cue ended (`null`: still playing, or never played). */
+export const cueTimingStateNames = enumNames({
+  done: CueTimingState.CUE_TIMING_STATE_DONE,
+  active: CueTimingState.CUE_TIMING_STATE_ACTIVE,
+  upcoming: CueTimingState.CUE_TIMING_STATE_UPCOMING,
+});
+
+export const playEndNames = enumNames({
+  next: PlayEnd.PLAY_END_NEXT,
+  previous: PlayEnd.PLAY_END_PREVIOUS,
+  jump: PlayEnd.PLAY_END_JUMP,
+  auto_advance: PlayEnd.PLAY_END_AUTO_ADVANCE,
+  scheduled: PlayEnd.PLAY_END_SCHEDULED,
+  end: PlayEnd.PLAY_END_END,
+  reset: PlayEnd.PLAY_END_RESET,
+});

@@ -7,11 +7,20 @@
  * hop) and exported over OTLP/HTTP. Without it nothing is recorded, but trace context is still
  * created and propagated, so trace ids line up across services at almost no cost.
  *
+ * Metrics (metrics.ts records them): with METRICS_PORT set, a Prometheus scrape endpoint
+ * (`GET :METRICS_PORT/metrics`, on METRICS_HOST, default all interfaces); with an OTLP endpoint
+ * (OTEL_EXPORTER_OTLP_ENDPOINT or ..._METRICS_ENDPOINT), pushed over OTLP/HTTP every
+ * OTEL_METRIC_EXPORT_INTERVAL ms (default 60 s). With neither, the API's no-op meter costs nothing.
+ *
  * No Express instrumentation: it wraps every middleware layer and makes a span of each, which
  * profiled as a large share of an authenticated request's cost. The HTTP server span is named by
  * the route that answered instead (`setHttpRoute`, set by the gateway's router).
  */
 import { register } from 'node:module';
+import { metrics } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
@@ -39,7 +48,7 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
     tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz',
+        ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
         applyCustomAttributesOnSpan: (span, request, response) => {
           const route = 'setHeader' in response ? httpRouteOf(response) : undefined;
           if (route === undefined) return;
@@ -56,5 +65,26 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
       new IORedisInstrumentation({ dbStatementSerializer: (name, args) => `${name} [${args.length} arguments]` }),
     ],
   });
-  setTelemetry(provider);
+  // After the instrumentations took their (no-op) meters: the HTTP instrumentation's own
+  // histograms would duplicate metrics.ts' per-route ones at a cost on every request.
+  // OTEL_METRICS_EXPORTER=none (the SDK's standard switch) turns every metrics export off.
+  const readers: MetricReader[] = [];
+  const metricsOff = process.env.OTEL_METRICS_EXPORTER === 'none';
+  const metricsPort = metricsOff ? 0 : Number(process.env.METRICS_PORT || 0);
+  if (metricsPort > 0) {
+    // The exporters pin their own patch of sdk-metrics: same API, separate declarations of private fields.
+    const prometheus = new PrometheusExporter({ port: metricsPort, ...(process.env.METRICS_HOST ? { host: process.env.METRICS_HOST } : {}) });
+    readers.push(prometheus as unknown as MetricReader);
+  }
+  if (!metricsOff && (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)) {
+    const interval = Number(process.env.OTEL_METRIC_EXPORT_INTERVAL || 60_000);
+    const exporter = new OTLPMetricExporter() as unknown as ConstructorParameters<typeof PeriodicExportingMetricReader>[0]['exporter'];
+    readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }));
+  }
+  let meters: MeterProvider | undefined;
+  if (readers.length > 0) {
+    meters = new MeterProvider({ resource: detectResources({ detectors: [envDetector] }), readers });
+    metrics.setGlobalMeterProvider(meters);
+  }
+  setTelemetry({ shutdown: async () => void (await Promise.all([provider.shutdown(), meters?.shutdown()])) });
 }

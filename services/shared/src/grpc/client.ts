@@ -58,6 +58,21 @@ async function* readStream(start: () => ClientReadableStream<unknown>, signal: A
   }
 }
 
+const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/**
+ * The gRPC target of a `<NAME>_ADDR`: `host:port` as it is; a comma list of replicas
+ * (`127.0.0.1:50052,127.0.0.1:50062`) as grpc-js' static `ipv4:` list (IP addresses only).
+ */
+export function grpcTarget(address: string): string {
+  if (!address.includes(',')) return address;
+  const parts = address.split(',').map((p) => p.trim());
+  if (!parts.every((p) => /^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/.test(p))) {
+    throw new Error(`${address}: a list of replicas must name IPv4 addresses (or use one dns:/// name)`);
+  }
+  return `ipv4:${parts.join(',')}`;
+}
+
 /**
  * A client of one service for one principal: `signer` (from `ContextKeys.signer(principal)`)
  * signs the caller context of every call for that call's method.
@@ -67,8 +82,11 @@ export function createClient<Def extends object>(
   address: string,
   options: { signer: ContextSigner; deadlineMs?: number; channelOptions?: ChannelOptions },
 ): PromiseClient<Def> {
-  const client = new Client(address, credentials.createInsecure(), {
+  const client = new Client(grpcTarget(address), credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // Calls spread over every address the target names (a comma list, or every pod behind a headless
+    // Service's DNS name); a replica that drains (GOAWAY) leaves the rotation and its calls go elsewhere.
+    'grpc.service_config': ROUND_ROBIN,
     ...options.channelOptions,
   });
   const deadlineMs = options.deadlineMs ?? 5_000;

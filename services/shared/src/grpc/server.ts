@@ -12,7 +12,10 @@ import {
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../errors/app-error.js';
+import { knownErrorOf } from '../errors/unavailable.js';
 import type { CallerName } from '../services.js';
+import { onStopping } from '../lifecycle.js';
+import { recordRpc } from '../metrics.js';
 import { toGrpcStatus } from './errors.js';
 import { CONTEXT_METADATA_KEY, type ContextKeys, type VerifiedContext } from './trust.js';
 
@@ -113,9 +116,17 @@ function admit(binding: ServiceBinding, name: string, path: string, metadata: Me
   return { ctx: verified.ctx } as const;
 }
 
-/** A catalogue error as it is; anything else logged and hidden behind `internal.unhandled`. */
+/**
+ * A catalogue error as it is; an unreachable data store (a PostgreSQL restart, a Redis stop) as
+ * `service_unavailable`, which the client retries; anything else logged and hidden behind
+ * `internal.unhandled`.
+ */
 function appErrorOf(error: unknown, logger: Logger, method: string, ctx: VerifiedContext): AppError {
-  if (isAppError(error)) return error;
+  const known = knownErrorOf(error);
+  if (known) {
+    if (!isAppError(error)) logger.warn({ err: (error as Error).message, method, request_id: ctx.requestId }, 'data store unavailable');
+    return known;
+  }
   logger.error({ err: error, method, request_id: ctx.requestId }, 'unhandled error in gRPC handler');
   return new AppError('internal.unhandled');
 }
@@ -123,12 +134,24 @@ function appErrorOf(error: unknown, logger: Logger, method: string, ctx: Verifie
 function adaptUnary(binding: ServiceBinding, name: string, path: string, gate: Gate) {
   const handler = binding.handlers[name] as (request: never, ctx: VerifiedContext) => Promise<unknown>;
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    const started = performance.now();
+    const measured = (code: number) => recordRpc(path, code, (performance.now() - started) / 1000);
     const admitted = admit(binding, name, path, call.metadata, call.getPeer(), gate);
-    if (admitted.refused) return callback(admitted.refused, null);
+    if (admitted.refused) {
+      measured(admitted.refused.code);
+      return callback(admitted.refused, null);
+    }
     const ctx = admitted.ctx;
     handler(call.request as never, ctx).then(
-      (response) => callback(null, response),
-      (error: unknown) => callback(toGrpcStatus(appErrorOf(error, gate.logger, path, ctx)), null),
+      (response) => {
+        measured(GrpcStatus.OK);
+        callback(null, response);
+      },
+      (error: unknown) => {
+        const status = toGrpcStatus(appErrorOf(error, gate.logger, path, ctx));
+        measured(status.code ?? GrpcStatus.UNKNOWN);
+        callback(status, null);
+      },
     );
   };
 }
@@ -141,8 +164,11 @@ function adaptUnary(binding: ServiceBinding, name: string, path: string, gate: G
 function adaptStream(binding: ServiceBinding, name: string, path: string, gate: Gate, closing: AbortSignal) {
   const handler = binding.handlers[name] as (request: never, ctx: VerifiedContext, signal: AbortSignal) => AsyncIterable<unknown>;
   return (call: ServerWritableStream<unknown, unknown>) => {
+    const started = performance.now();
+    const measured = (code: number) => recordRpc(path, code, (performance.now() - started) / 1000);
     const admitted = admit(binding, name, path, call.metadata, call.getPeer(), gate);
     if (admitted.refused) {
+      measured(admitted.refused.code);
       call.emit('error', admitted.refused);
       return;
     }
@@ -174,12 +200,19 @@ function adaptStream(binding: ServiceBinding, name: string, path: string, gate: 
           if (!call.write(next.value)) await drained();
         }
         settled = true;
-        if (call.cancelled) return;
-        if (abort.signal.aborted) call.emit('error', toGrpcStatus(new AppError('service_unavailable', { detail: 'The service is shutting down.' })));
-        else call.end();
+        if (call.cancelled) return measured(GrpcStatus.CANCELLED);
+        if (abort.signal.aborted) {
+          measured(GrpcStatus.UNAVAILABLE);
+          call.emit('error', toGrpcStatus(new AppError('service_unavailable', { detail: 'The service is shutting down.' })));
+        } else {
+          measured(GrpcStatus.OK);
+          call.end();
+        }
       } catch (error) {
         settled = true;
-        if (!call.cancelled) call.emit('error', toGrpcStatus(appErrorOf(error, gate.logger, path, ctx)));
+        const status = toGrpcStatus(appErrorOf(error, gate.logger, path, ctx));
+        measured(call.cancelled ? GrpcStatus.CANCELLED : (status.code ?? GrpcStatus.UNKNOWN));
+        if (!call.cancelled) call.emit('error', status);
       } finally {
         closing.removeEventListener('abort', onClosing);
         // Runs the generator's finally blocks when the loop stopped early (cancel, shutdown).
@@ -235,6 +268,12 @@ export async function startGrpcServer(options: {
   const health = new HealthImplementation(Object.fromEntries([['', 'SERVING'], ...names.map((n) => [n, 'SERVING'])]));
   health.addToServer(server);
   for (const binding of options.services) server.addService(binding.definition, adapt(binding, gate, closing.signal));
+  const notServing = () => {
+    for (const n of ['', ...names]) health.setStatus(n, 'NOT_SERVING');
+  };
+  // Readiness goes first on SIGTERM: probes and health-checking balancers stop choosing this replica
+  // while it still serves what reaches it (see lifecycle.ts).
+  const forget = onStopping(notServing);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) =>
       err ? reject(err) : resolve(bound),
@@ -246,7 +285,8 @@ export async function startGrpcServer(options: {
     health,
     shutdown: () =>
       new Promise<void>((resolve) => {
-        for (const n of ['', ...names]) health.setStatus(n, 'NOT_SERVING');
+        forget();
+        notServing();
         // Open streams would hold tryShutdown for ever: end them (their clients see UNAVAILABLE and reconnect).
         closing.abort();
         const timer = setTimeout(() => server.forceShutdown(), 5000);

@@ -34,3 +34,28 @@ export function outboxMigration(schema: string, timestamp: number): new () => Mi
     },
   }[name]!;
 }
+
+/** The `trace` column (see `outboxTraceMigration`), for a table made by `outboxTableSql`. */
+export function outboxTraceSql(schema: string): string {
+  return `ALTER TABLE "${schema}".outbox ADD COLUMN IF NOT EXISTS trace text`;
+}
+
+/**
+ * Adds the `trace` column: the W3C `traceparent` of the action that wrote the event, so the relay's
+ * span links back to it (the trace of an action reaches the events it produced). A service lists it
+ * after its `outboxMigration`.
+ */
+export function outboxTraceMigration(schema: string, timestamp: number): new () => MigrationInterface {
+  const name = `OutboxTrace${timestamp}`;
+  return {
+    [name]: class implements MigrationInterface {
+      name = name;
+      async up(db: QueryRunner): Promise<void> {
+        await db.query(outboxTraceSql(schema));
+      }
+      async down(db: QueryRunner): Promise<void> {
+        await db.query(`ALTER TABLE "${schema}".outbox DROP COLUMN trace`);
+      }
+    },
+  }[name]!;
+}

@@ -1,11 +1,12 @@
-import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import type { Db } from '../db.js';
 import type { Logger } from '../logger.js';
-import { appendScript } from './append-script.js';
+import { observeGauge } from '../metrics.js';
+import { appendBatchScript } from './append-script.js';
 import { encodeEvent, type Event } from './codec.js';
 import { eventKeys } from './keys.js';
 
@@ -47,20 +48,50 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-/** The append script, as ioredis defines it on the connection (and its pipelines). */
-interface AppendCommand {
-  outboxAppend(...args: (string | Buffer | number)[]): unknown;
+/** At most this many links per relayed batch (one per distinct originating span). */
+const MAX_LINKS = 64;
+
+/** The active span's W3C traceparent, stored with the events it writes. */
+function currentTraceparent(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
 }
+
+/** Links from the relay's span to the spans that wrote the rows (distinct, capped). */
+function linksOf(rows: { trace: string | null }[]): Link[] {
+  const seen = new Set<string>();
+  const links: Link[] = [];
+  for (const row of rows) {
+    if (!row.trace || seen.has(row.trace) || links.length >= MAX_LINKS) continue;
+    seen.add(row.trace);
+    const origin = trace.getSpanContext(propagation.extract(context.active(), { traceparent: row.trace }));
+    if (origin) links.push({ context: origin });
+  }
+  return links;
+}
+
+/** The append script, as ioredis defines it on the connection (and its pipelines): key count first. */
+interface AppendCommand {
+  outboxAppendBatch(numberOfKeys: number, ...args: (string | Buffer | number)[]): unknown;
+}
+
+/**
+ * Events per script call: one call appends many (its fixed cost shared), yet stays short, since
+ * Redis runs nothing else meanwhile (100 appends and their trims: well under a millisecond).
+ */
+const EVENTS_PER_CALL = 100;
 
 const tracer = trace.getTracer('@rundown/shared/outbox');
 
 /**
- * Runs the relay's append pipeline as one span for the batch: its commands (one per event, each
- * with the event's bytes as arguments) run with tracing suppressed, since a span per event (up to
- * 500 per batch, each serializing its arguments) profiled as a large share of a bulk write's cost.
+ * Runs the relay's append pipeline as one span for the batch: its commands (one per run of events,
+ * with the events' bytes as arguments) run with tracing suppressed, since a span per command (each
+ * serializing its arguments) profiled as a large share of a bulk write's cost.
  */
-function appendTraced(pipeline: ReturnType<Redis['pipeline']>, schema: string, events: number) {
-  return tracer.startActiveSpan('outbox append', { attributes: { 'db.system': 'redis', 'outbox.schema': schema, 'outbox.events': events } }, async (span) => {
+function appendTraced(pipeline: ReturnType<Redis['pipeline']>, schema: string, events: number, links: Link[]) {
+  const options = { kind: SpanKind.PRODUCER, links, attributes: { 'db.system': 'redis', 'outbox.schema': schema, 'outbox.events': events } };
+  return tracer.startActiveSpan('outbox append', options, async (span) => {
     try {
       return await context.with(suppressTracing(context.active()), () => pipeline.exec());
     } catch (error) {
@@ -101,14 +132,14 @@ export class Outbox {
     // The aggregate sub-select takes every lock (sorted: no deadlock between two multi-rundown
     // writers) before the join yields its first row, hence before any seq is drawn.
     await tx.query(
-      `INSERT INTO "${this.schema}".outbox (rundown_id, event)
-       SELECT u.rundown_id, u.event
+      `INSERT INTO "${this.schema}".outbox (rundown_id, event, trace)
+       SELECT u.rundown_id, u.event, $4::text
        FROM (SELECT count(pg_advisory_xact_lock(hashtext('outbox:' || d.r))) AS locked
              FROM (SELECT DISTINCT r FROM unnest($2::text[]) AS r ORDER BY r) AS d) AS l,
             (SELECT pg_notify($1, '')::text AS notified) AS n,
             unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(rundown_id, event, ord)
        ORDER BY u.ord`,
-      [channelOf(this.schema), events.map((e) => e.rundown_id), events.map((e) => encodeEvent({ ...e, source: this.source }))],
+      [channelOf(this.schema), events.map((e) => e.rundown_id), events.map((e) => encodeEvent({ ...e, source: this.source })), currentTraceparent()],
     );
   }
 
@@ -122,7 +153,12 @@ export class Outbox {
     const { db, redis, logger } = options;
     const schema = this.schema;
     const source = this.source;
-    if (!('outboxAppend' in redis)) redis.defineCommand('outboxAppend', { numberOfKeys: 3, lua: appendScript });
+    if (!('outboxAppendBatch' in redis)) redis.defineCommand('outboxAppendBatch', { lua: appendBatchScript });
+    // Outbox lag: how long the oldest event not yet relayed has waited (0 when all are relayed).
+    const stopObserving = observeGauge('rundown.outbox.lag', { description: 'Age of the oldest outbox event not yet relayed', unit: 's' }, async () => {
+      const [row] = (await db.query(`SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)), 0)::float8 AS lag FROM "${schema}".outbox`)) as { lag: number }[];
+      return [[Number(row?.lag ?? 0), { 'outbox.schema': schema }]];
+    });
 
     /** One batch in one transaction, as the leader or not at all. Answers [appended, rows]. */
     const relayBatch = (): Promise<[number, number]> =>
@@ -131,32 +167,28 @@ export class Outbox {
           leader: boolean;
         }[];
         if (!lock?.leader) return [0, 0];
-        const rows = (await tx.query(`SELECT o.seq::text AS seq, o.rundown_id, o.event FROM "${schema}".outbox o ORDER BY o.seq LIMIT $1`, [
+        const rows = (await tx.query(`SELECT o.seq::text AS seq, o.rundown_id, o.event, o.trace FROM "${schema}".outbox o ORDER BY o.seq LIMIT $1`, [
           batchSize,
-        ])) as { seq: string; rundown_id: string; event: Buffer }[];
+        ])) as { seq: string; rundown_id: string; event: Buffer; trace: string | null }[];
         if (!rows.length) return [0, 0];
-        // One pipeline, in seq order: per rundown that is commit order (see enqueue).
+        // One pipeline of calls in seq order, each appending a run of events in seq order: per
+        // rundown that is commit order (see enqueue).
         const pipeline = redis.pipeline();
-        for (const row of rows) {
-          (pipeline as unknown as AppendCommand).outboxAppend(
-            eventKeys.rundown(row.rundown_id),
-            eventKeys.relayed(row.rundown_id),
-            eventKeys.index,
-            source,
-            row.seq,
-            row.event,
-            row.rundown_id,
-            retention.maxLength,
-            retention.maxAgeMs,
-            retention.indexMaxLength,
-            retention.idleTtlMs,
-          );
+        for (let from = 0; from < rows.length; from += EVENTS_PER_CALL) {
+          const chunk = rows.slice(from, from + EVENTS_PER_CALL);
+          const keys: string[] = [eventKeys.index];
+          const args: (string | Buffer | number)[] = [source, retention.maxLength, retention.maxAgeMs, retention.indexMaxLength, retention.idleTtlMs];
+          for (const row of chunk) {
+            keys.push(eventKeys.rundown(row.rundown_id), eventKeys.relayed(row.rundown_id));
+            args.push(row.seq, row.event, row.rundown_id);
+          }
+          (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
         }
-        const results = (await appendTraced(pipeline, schema, rows.length)) ?? [];
+        const results = (await appendTraced(pipeline, schema, rows.length, linksOf(rows))) ?? [];
         let appended = 0;
-        for (const [error, id] of results) {
+        for (const [error, ids] of results) {
           if (error) throw error;
-          if (id !== null) appended++;
+          for (const id of ids as (string | null)[]) if (id !== null) appended++;
         }
         await tx.query(`DELETE FROM "${schema}".outbox WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
         return [appended, rows.length];
@@ -219,6 +251,7 @@ export class Outbox {
       drain,
       stop: async () => {
         stopped = true;
+        stopObserving();
         clearInterval(poll);
         if (reconnect) clearTimeout(reconnect);
         await running?.catch(() => undefined);

@@ -37,6 +37,17 @@ function fields(raw: Buffer[]): Map<string, Buffer> {
   return out;
 }
 
+/** One raw stream entry (`[id, [field, value, ...]]`, as XRANGE/XREAD answer with buffers), decoded. */
+export function decodeStreamEntry([id, raw]: [Buffer, Buffer[]]): StreamedEvent {
+  return { id: id.toString(), event: decodeEvent(fields(raw).get('e') ?? Buffer.alloc(0)) };
+}
+
+/** The id of the newest event in the rundown's stream (`'0-0'` when it holds none). */
+export async function latestEventId(redis: Redis, rundownId: string): Promise<string> {
+  const [last] = await redis.xrevrange(eventKeys.rundown(rundownId), '+', '-', 'COUNT', 1);
+  return last?.[0] ?? '0-0';
+}
+
 async function xread(redis: Redis, key: string, after: string, options: ReadOptions): Promise<RawEntries> {
   const args: (string | number)[] = ['COUNT', options.count ?? 100];
   if (options.blockMs !== undefined) args.push('BLOCK', options.blockMs);
@@ -52,7 +63,7 @@ async function xread(redis: Redis, key: string, after: string, options: ReadOpti
  */
 export async function readRundownEvents(redis: Redis, rundownId: string, after: string, options: ReadOptions = {}): Promise<StreamedEvent[]> {
   const entries = await xread(redis, eventKeys.rundown(rundownId), after, options);
-  return entries.map(([id, raw]) => ({ id: id.toString(), event: decodeEvent(fields(raw).get('e') ?? Buffer.alloc(0)) }));
+  return entries.map(decodeStreamEntry);
 }
 
 /**

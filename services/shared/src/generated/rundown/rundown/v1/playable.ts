@@ -33,6 +33,9 @@ export interface PlayableOrder {
   team_id: string;
   /** every cue in display order (a group, then its children) */
   cues: Cue[];
+  /** the rundown's planned start (ms epoch) and IANA timezone: the runner's timing plan (CONTRACT §10) */
+  start_time?: number | undefined;
+  timezone?: string | undefined;
 }
 
 function createBaseGetPlayableOrderRequest(): GetPlayableOrderRequest {
@@ -82,7 +85,7 @@ export const GetPlayableOrderRequest: MessageFns<GetPlayableOrderRequest> = {
 };
 
 function createBasePlayableOrder(): PlayableOrder {
-  return { rundown_id: "", team_id: "", cues: [] };
+  return { rundown_id: "", team_id: "", cues: [], start_time: undefined, timezone: undefined };
 }
 
 export const PlayableOrder: MessageFns<PlayableOrder> = {
@@ -95,6 +98,12 @@ export const PlayableOrder: MessageFns<PlayableOrder> = {
     }
     for (const v of message.cues) {
       Cue.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.start_time !== undefined) {
+      writer.uint32(32).int64(message.start_time);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(42).string(message.timezone);
     }
     return writer;
   },
@@ -134,6 +143,22 @@ export const PlayableOrder: MessageFns<PlayableOrder> = {
             }
 
             message.cues.push(Cue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.start_time = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.timezone = reader.string();
             continue;
           }
         }
@@ -193,6 +218,17 @@ export const PlayableOrderServiceClient = makeGenericClientConstructor(
   service: typeof PlayableOrderServiceService;
   serviceName: string;
 };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

@@ -31,6 +31,29 @@ export enum Phase {
   UNRECOGNIZED = -1,
 }
 
+/** Timing against the plan (CONTRACT §10). Times are ms epoch; absent = null. */
+export enum CueTimingState {
+  CUE_TIMING_STATE_UNSPECIFIED = 0,
+  CUE_TIMING_STATE_DONE = 1,
+  CUE_TIMING_STATE_ACTIVE = 2,
+  CUE_TIMING_STATE_UPCOMING = 3,
+  UNRECOGNIZED = -1,
+}
+
+/** How a play of a cue ended. */
+export enum PlayEnd {
+  /** PLAY_END_UNSPECIFIED - still playing, or never played */
+  PLAY_END_UNSPECIFIED = 0,
+  PLAY_END_NEXT = 1,
+  PLAY_END_PREVIOUS = 2,
+  PLAY_END_JUMP = 3,
+  PLAY_END_AUTO_ADVANCE = 4,
+  PLAY_END_SCHEDULED = 5,
+  PLAY_END_END = 6,
+  PLAY_END_RESET = 7,
+  UNRECOGNIZED = -1,
+}
+
 export interface ActiveCue {
   id: string;
   title: string;
@@ -139,6 +162,96 @@ export interface GetStatusRequest {
 
 export interface ResetRequest {
   rundown_id: string;
+}
+
+export interface CueTiming {
+  id: string;
+  title: string;
+  state: CueTimingState;
+  planned_start?: number | undefined;
+  planned_duration_ms: number;
+  actual_start?: number | undefined;
+  actual_duration_ms?: number | undefined;
+  projected_start?: number | undefined;
+  over_under_ms?: number | undefined;
+}
+
+export interface Timing {
+  rundown_id: string;
+  server_time: number;
+  revision: number;
+  planned_start?: number | undefined;
+  actual_start?: number | undefined;
+  planned_end?: number | undefined;
+  projected_end?: number | undefined;
+  over_under_ms?: number | undefined;
+  cues: CueTiming[];
+}
+
+export interface GetTimingRequest {
+  rundown_id: string;
+}
+
+/** One play of a cue (or a playable cue that never played: no actual times). */
+export interface ReportRow {
+  cue_id: string;
+  title: string;
+  /** 1 for the first play of the cue in this show, 2 for the second...; 0: never played */
+  play: number;
+  planned_start?: number | undefined;
+  actual_start?: number | undefined;
+  actual_end?: number | undefined;
+  planned_duration_ms: number;
+  actual_duration_ms?: number | undefined;
+  over_under_ms?: number | undefined;
+  ended_by: PlayEnd;
+}
+
+export interface ReportTotals {
+  planned_start?: number | undefined;
+  actual_start?: number | undefined;
+  planned_end?: number | undefined;
+  actual_end?: number | undefined;
+  planned_duration_ms: number;
+  actual_duration_ms: number;
+  paused_ms: number;
+  over_under_ms?: number | undefined;
+  plays: number;
+}
+
+export interface Report {
+  /** empty for the report of the current show; the archived report's id otherwise */
+  id: string;
+  rundown_id: string;
+  phase: Phase;
+  timezone?: string | undefined;
+  server_time: number;
+  archived_at?: number | undefined;
+  rows: ReportRow[];
+  totals: ReportTotals | undefined;
+}
+
+export interface GetReportRequest {
+  rundown_id: string;
+  /** empty: the current show's report */
+  report_id: string;
+}
+
+export interface ReportSummary {
+  id: string;
+  archived_at: number;
+  actual_start?: number | undefined;
+  actual_end?: number | undefined;
+  over_under_ms?: number | undefined;
+  plays: number;
+}
+
+export interface ListReportsRequest {
+  rundown_id: string;
+}
+
+export interface ListReportsResponse {
+  reports: ReportSummary[];
 }
 
 function createBaseActiveCue(): ActiveCue {
@@ -1283,6 +1396,1022 @@ export const ResetRequest: MessageFns<ResetRequest> = {
   },
 };
 
+function createBaseCueTiming(): CueTiming {
+  return {
+    id: "",
+    title: "",
+    state: 0,
+    planned_start: undefined,
+    planned_duration_ms: 0,
+    actual_start: undefined,
+    actual_duration_ms: undefined,
+    projected_start: undefined,
+    over_under_ms: undefined,
+  };
+}
+
+export const CueTiming: MessageFns<CueTiming> = {
+  encode(message: CueTiming, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.state !== 0) {
+      writer.uint32(24).int32(message.state);
+    }
+    if (message.planned_start !== undefined) {
+      writer.uint32(32).int64(message.planned_start);
+    }
+    if (message.planned_duration_ms !== 0) {
+      writer.uint32(40).int64(message.planned_duration_ms);
+    }
+    if (message.actual_start !== undefined) {
+      writer.uint32(48).int64(message.actual_start);
+    }
+    if (message.actual_duration_ms !== undefined) {
+      writer.uint32(56).int64(message.actual_duration_ms);
+    }
+    if (message.projected_start !== undefined) {
+      writer.uint32(64).int64(message.projected_start);
+    }
+    if (message.over_under_ms !== undefined) {
+      writer.uint32(72).int64(message.over_under_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CueTiming {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCueTiming();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.planned_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.planned_duration_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.actual_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.actual_duration_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.projected_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.over_under_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseTiming(): Timing {
+  return {
+    rundown_id: "",
+    server_time: 0,
+    revision: 0,
+    planned_start: undefined,
+    actual_start: undefined,
+    planned_end: undefined,
+    projected_end: undefined,
+    over_under_ms: undefined,
+    cues: [],
+  };
+}
+
+export const Timing: MessageFns<Timing> = {
+  encode(message: Timing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    if (message.server_time !== 0) {
+      writer.uint32(16).int64(message.server_time);
+    }
+    if (message.revision !== 0) {
+      writer.uint32(24).int64(message.revision);
+    }
+    if (message.planned_start !== undefined) {
+      writer.uint32(32).int64(message.planned_start);
+    }
+    if (message.actual_start !== undefined) {
+      writer.uint32(40).int64(message.actual_start);
+    }
+    if (message.planned_end !== undefined) {
+      writer.uint32(48).int64(message.planned_end);
+    }
+    if (message.projected_end !== undefined) {
+      writer.uint32(56).int64(message.projected_end);
+    }
+    if (message.over_under_ms !== undefined) {
+      writer.uint32(64).int64(message.over_under_ms);
+    }
+    for (const v of message.cues) {
+      CueTiming.encode(v!, writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Timing {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTiming();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.server_time = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.planned_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.actual_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.planned_end = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.projected_end = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.over_under_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.cues.push(CueTiming.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetTimingRequest(): GetTimingRequest {
+  return { rundown_id: "" };
+}
+
+export const GetTimingRequest: MessageFns<GetTimingRequest> = {
+  encode(message: GetTimingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTimingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTimingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReportRow(): ReportRow {
+  return {
+    cue_id: "",
+    title: "",
+    play: 0,
+    planned_start: undefined,
+    actual_start: undefined,
+    actual_end: undefined,
+    planned_duration_ms: 0,
+    actual_duration_ms: undefined,
+    over_under_ms: undefined,
+    ended_by: 0,
+  };
+}
+
+export const ReportRow: MessageFns<ReportRow> = {
+  encode(message: ReportRow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cue_id !== "") {
+      writer.uint32(10).string(message.cue_id);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.play !== 0) {
+      writer.uint32(24).int32(message.play);
+    }
+    if (message.planned_start !== undefined) {
+      writer.uint32(32).int64(message.planned_start);
+    }
+    if (message.actual_start !== undefined) {
+      writer.uint32(40).int64(message.actual_start);
+    }
+    if (message.actual_end !== undefined) {
+      writer.uint32(48).int64(message.actual_end);
+    }
+    if (message.planned_duration_ms !== 0) {
+      writer.uint32(56).int64(message.planned_duration_ms);
+    }
+    if (message.actual_duration_ms !== undefined) {
+      writer.uint32(64).int64(message.actual_duration_ms);
+    }
+    if (message.over_under_ms !== undefined) {
+      writer.uint32(72).int64(message.over_under_ms);
+    }
+    if (message.ended_by !== 0) {
+      writer.uint32(80).int32(message.ended_by);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportRow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportRow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cue_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.play = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.planned_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.actual_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.actual_end = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.planned_duration_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.actual_duration_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.over_under_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.ended_by = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReportTotals(): ReportTotals {
+  return {
+    planned_start: undefined,
+    actual_start: undefined,
+    planned_end: undefined,
+    actual_end: undefined,
+    planned_duration_ms: 0,
+    actual_duration_ms: 0,
+    paused_ms: 0,
+    over_under_ms: undefined,
+    plays: 0,
+  };
+}
+
+export const ReportTotals: MessageFns<ReportTotals> = {
+  encode(message: ReportTotals, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planned_start !== undefined) {
+      writer.uint32(8).int64(message.planned_start);
+    }
+    if (message.actual_start !== undefined) {
+      writer.uint32(16).int64(message.actual_start);
+    }
+    if (message.planned_end !== undefined) {
+      writer.uint32(24).int64(message.planned_end);
+    }
+    if (message.actual_end !== undefined) {
+      writer.uint32(32).int64(message.actual_end);
+    }
+    if (message.planned_duration_ms !== 0) {
+      writer.uint32(40).int64(message.planned_duration_ms);
+    }
+    if (message.actual_duration_ms !== 0) {
+      writer.uint32(48).int64(message.actual_duration_ms);
+    }
+    if (message.paused_ms !== 0) {
+      writer.uint32(56).int64(message.paused_ms);
+    }
+    if (message.over_under_ms !== undefined) {
+      writer.uint32(64).int64(message.over_under_ms);
+    }
+    if (message.plays !== 0) {
+      writer.uint32(72).int32(message.plays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportTotals {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportTotals();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.planned_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.actual_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.planned_end = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.actual_end = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.planned_duration_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.actual_duration_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.paused_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.over_under_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.plays = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReport(): Report {
+  return {
+    id: "",
+    rundown_id: "",
+    phase: 0,
+    timezone: undefined,
+    server_time: 0,
+    archived_at: undefined,
+    rows: [],
+    totals: undefined,
+  };
+}
+
+export const Report: MessageFns<Report> = {
+  encode(message: Report, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.rundown_id !== "") {
+      writer.uint32(18).string(message.rundown_id);
+    }
+    if (message.phase !== 0) {
+      writer.uint32(24).int32(message.phase);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(34).string(message.timezone);
+    }
+    if (message.server_time !== 0) {
+      writer.uint32(40).int64(message.server_time);
+    }
+    if (message.archived_at !== undefined) {
+      writer.uint32(48).int64(message.archived_at);
+    }
+    for (const v of message.rows) {
+      ReportRow.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.totals !== undefined) {
+      ReportTotals.encode(message.totals, writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Report {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.phase = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.server_time = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.archived_at = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.rows.push(ReportRow.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.totals = ReportTotals.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetReportRequest(): GetReportRequest {
+  return { rundown_id: "", report_id: "" };
+}
+
+export const GetReportRequest: MessageFns<GetReportRequest> = {
+  encode(message: GetReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    if (message.report_id !== "") {
+      writer.uint32(18).string(message.report_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.report_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReportSummary(): ReportSummary {
+  return { id: "", archived_at: 0, actual_start: undefined, actual_end: undefined, over_under_ms: undefined, plays: 0 };
+}
+
+export const ReportSummary: MessageFns<ReportSummary> = {
+  encode(message: ReportSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.archived_at !== 0) {
+      writer.uint32(16).int64(message.archived_at);
+    }
+    if (message.actual_start !== undefined) {
+      writer.uint32(24).int64(message.actual_start);
+    }
+    if (message.actual_end !== undefined) {
+      writer.uint32(32).int64(message.actual_end);
+    }
+    if (message.over_under_ms !== undefined) {
+      writer.uint32(40).int64(message.over_under_ms);
+    }
+    if (message.plays !== 0) {
+      writer.uint32(48).int32(message.plays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.archived_at = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.actual_start = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.actual_end = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.over_under_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.plays = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListReportsRequest(): ListReportsRequest {
+  return { rundown_id: "" };
+}
+
+export const ListReportsRequest: MessageFns<ListReportsRequest> = {
+  encode(message: ListReportsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReportsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReportsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListReportsResponse(): ListReportsResponse {
+  return { reports: [] };
+}
+
+export const ListReportsResponse: MessageFns<ListReportsResponse> = {
+  encode(message: ListReportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.reports) {
+      ReportSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReportsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReportsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reports.push(ReportSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 export type RunnerServiceService = typeof RunnerServiceService;
 export const RunnerServiceService = {
   /** One action of the show caller; answers the status after it and what it changed. */
@@ -1304,12 +2433,48 @@ export const RunnerServiceService = {
     responseSerialize: (value: Status): Buffer => Buffer.from(Status.encode(value).finish()),
     responseDeserialize: (value: Buffer): Status => Status.decode(value),
   },
+  /** The plan, the actual times so far and the projection (CONTRACT §10). */
+  getTiming: {
+    path: "/rundown.runner.v1.RunnerService/GetTiming" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTimingRequest): Buffer => Buffer.from(GetTimingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTimingRequest => GetTimingRequest.decode(value),
+    responseSerialize: (value: Timing): Buffer => Buffer.from(Timing.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Timing => Timing.decode(value),
+  },
+  /** The current show's report, or an archived one. */
+  getReport: {
+    path: "/rundown.runner.v1.RunnerService/GetReport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetReportRequest): Buffer => Buffer.from(GetReportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetReportRequest => GetReportRequest.decode(value),
+    responseSerialize: (value: Report): Buffer => Buffer.from(Report.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Report => Report.decode(value),
+  },
+  /** Reports archived by the admin reset, newest first. */
+  listReports: {
+    path: "/rundown.runner.v1.RunnerService/ListReports" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListReportsRequest): Buffer => Buffer.from(ListReportsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListReportsRequest => ListReportsRequest.decode(value),
+    responseSerialize: (value: ListReportsResponse): Buffer => Buffer.from(ListReportsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListReportsResponse => ListReportsResponse.decode(value),
+  },
 } as const;
 
 export interface RunnerServiceServer extends UntypedServiceImplementation {
   /** One action of the show caller; answers the status after it and what it changed. */
   act: handleUnaryCall<ActRequest, ActResponse>;
   getStatus: handleUnaryCall<GetStatusRequest, Status>;
+  /** The plan, the actual times so far and the projection (CONTRACT §10). */
+  getTiming: handleUnaryCall<GetTimingRequest, Timing>;
+  /** The current show's report, or an archived one. */
+  getReport: handleUnaryCall<GetReportRequest, Report>;
+  /** Reports archived by the admin reset, newest first. */
+  listReports: handleUnaryCall<ListReportsRequest, ListReportsResponse>;
 }
 
 export interface RunnerServiceClient extends Client {
@@ -1340,6 +2505,54 @@ export interface RunnerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Status) => void,
+  ): ClientUnaryCall;
+  /** The plan, the actual times so far and the projection (CONTRACT §10). */
+  getTiming(
+    request: GetTimingRequest,
+    callback: (error: ServiceError | null, response: Timing) => void,
+  ): ClientUnaryCall;
+  getTiming(
+    request: GetTimingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Timing) => void,
+  ): ClientUnaryCall;
+  getTiming(
+    request: GetTimingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Timing) => void,
+  ): ClientUnaryCall;
+  /** The current show's report, or an archived one. */
+  getReport(
+    request: GetReportRequest,
+    callback: (error: ServiceError | null, response: Report) => void,
+  ): ClientUnaryCall;
+  getReport(
+    request: GetReportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Report) => void,
+  ): ClientUnaryCall;
+  getReport(
+    request: GetReportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Report) => void,
+  ): ClientUnaryCall;
+  /** Reports archived by the admin reset, newest first. */
+  listReports(
+    request: ListReportsRequest,
+    callback: (error: ServiceError | null, response: ListReportsResponse) => void,
+  ): ClientUnaryCall;
+  listReports(
+    request: ListReportsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListReportsResponse) => void,
+  ): ClientUnaryCall;
+  listReports(
+    request: ListReportsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListReportsResponse) => void,
   ): ClientUnaryCall;
 }
 
