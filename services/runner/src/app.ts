@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<void> {
     const runner = new RunnerService(db, shows, orders, timers, events, sink);
     const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger });
     // Jobs a crash may have lost between a commit and their placement come back from the rows.
-    for (const show of await shows.pendingJobs(db)) await timers.replace([], show.jobs);
+    await Promise.all((await shows.pendingJobs(db)).map((show) => timers.replace([], show.jobs)));
     await timers.start((job) => runner.fire(job), config.TIMER_CONCURRENCY);
     // A blocking reader needs a connection of its own.
     const follower = new RundownEventFollower(redis.duplicate(), (id) => runner.refresh(id), logger);

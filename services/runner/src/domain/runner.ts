@@ -1,14 +1,18 @@
-import { AppError, isAppError, type CallerContext, type Db } from '@rundown/shared';
+import { AppError, isAppError, looksLikeId, newId, type CallerContext, type Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ShowRow, ShowsRepository } from '../repositories/shows.js';
+import type { ReportSummary, ShowRow, ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
 import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
+import { playChange, report, timing, type Report, type Timing } from './timing.js';
 
 /** The playable order as the rundown context reports it, with each cue's full record (for events). */
 export interface SourcedOrder<R> {
   team_id: string;
   cues: OrderedCue[];
   records: ReadonlyMap<string, R>;
+  /** The rundown's start_time and timezone (the timing plan and the report's times, CONTRACT §10). */
+  start_time: number | null;
+  timezone: string | null;
 }
 
 /** Where the playable order comes from (the rundown context, over gRPC; a deleted rundown is `rundowns.not_found`). */
@@ -100,6 +104,41 @@ export class RunnerService<R> {
     const current = status(rundownId, row.state, order, this.clock());
     await this.sink.changed(current, source.team_id);
     return current;
+  }
+
+  /**
+   * Timing against the plan at this instant (CONTRACT §10): the order from the rundown context, the
+   * show and its plays from one statement. A read: it never creates the show row.
+   */
+  async timing(ctx: CallerContext, rundownId: string): Promise<Timing> {
+    const { source, show, plays } = await this.snapshot(ctx, rundownId);
+    return timing({ rundownId, startTime: source.start_time, order: new PlayableOrder(source.cues), state: show?.state ?? preShow(), plays, now: this.clock() });
+  }
+
+  /** The report of the current show (during or after it), or an archived one (`not_found` when there is none with that id). */
+  async report(ctx: CallerContext, rundownId: string, reportId?: string): Promise<Report> {
+    if (reportId) {
+      await visibleOrder(this.orders, rundownId, ctx);
+      // An id no id could be (NUL, say, which PostgreSQL text refuses) names no report.
+      const archived = looksLikeId(reportId) ? await this.shows.report(this.db, rundownId, reportId) : undefined;
+      if (!archived) throw new AppError('not_found', { detail: 'No archived report with this id for this rundown.' });
+      return archived;
+    }
+    const { source, show, plays } = await this.snapshot(ctx, rundownId);
+    const input = { rundownId, startTime: source.start_time, timezone: source.timezone, order: new PlayableOrder(source.cues), state: show?.state ?? preShow(), plays };
+    return report({ ...input, now: this.clock() });
+  }
+
+  /** The reports the admin reset archived, newest first. */
+  async reports(ctx: CallerContext, rundownId: string): Promise<ReportSummary[]> {
+    await visibleOrder(this.orders, rundownId, ctx);
+    return this.shows.reports(this.db, rundownId);
+  }
+
+  private async snapshot(ctx: CallerContext, rundownId: string) {
+    const source = await visibleOrder(this.orders, rundownId, ctx);
+    const { row, plays } = await this.shows.findWithPlays(this.db, rundownId);
+    return { source, show: row, plays };
   }
 
   /**
@@ -199,7 +238,8 @@ export class RunnerService<R> {
       const jobs = plannedJobs(rundownId, outcome.state, order, now);
       const newRun = action.kind === 'reset';
       await this.shows.save(tx, rundownId, outcome.state, jobs, after, newRun);
-      await this.recordPlays(tx, rundownId, row, outcome, newRun);
+      await this.shows.recordPlays(tx, rundownId, row.run + (newRun ? 1 : 0), playChange(row.state, outcome));
+      if (newRun) await this.archive(tx, rundownId, row, source, order, now);
       await this.events.status(tx, after, row.team_id, source.records);
       return { status: after, side_effects: outcome.side_effects, teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
     });
@@ -208,16 +248,16 @@ export class RunnerService<R> {
     return { status: committed.status, side_effects: committed.side_effects };
   }
 
-  private async recordPlays(tx: EntityManager, rundownId: string, row: ShowRow, outcome: ReturnType<typeof transition>, newRun: boolean): Promise<void> {
-    const before = row.state.active;
-    const active = outcome.state.active;
-    await this.shows.recordPlays(
-      tx,
-      rundownId,
-      row.run + (newRun ? 1 : 0),
-      outcome.ended_play && before ? { at: outcome.at, reason: outcome.ended_play, final_duration_ms: before.duration_ms } : null,
-      outcome.started_play && active ? { cue_id: active.cue_id, title: active.title, planned_duration_ms: active.duration_ms, started_at: outcome.at } : null,
-    );
+  /**
+   * The admin reset closes a show: its report, as it stood when the show was closed (every play
+   * ended), is archived with it. A show that never played has no report.
+   */
+  private async archive(tx: EntityManager, rundownId: string, row: ShowRow, source: SourcedOrder<R>, order: PlayableOrder, now: number): Promise<void> {
+    const plays = await this.shows.plays(tx, rundownId, row.run);
+    if (!plays.length) return;
+    const closed = { ...row.state, phase: 'ended' as const, active: null };
+    const final = report({ rundownId, startTime: source.start_time, timezone: source.timezone, order, state: closed, plays, now });
+    await this.shows.archiveReport(tx, rundownId, row.run, { ...final, id: newId('rep'), archived_at: now });
   }
 
   /** Displays first (the read model), then the jobs of the new revision. */

@@ -29,6 +29,8 @@ export class RundownOrderSource implements OrderSource<Cue> {
         start_time: c.start_time ?? null,
       })),
       records: new Map(order.cues.map((c) => [c.id, c])),
+      start_time: order.start_time ?? null,
+      timezone: order.timezone ?? null,
     };
   }
 

@@ -1,4 +1,4 @@
-import { decodeEvent, eventKeys, Kind, readEventIndex } from '@rundown/shared';
+import { decodeStreamEntry, eventKeys, Kind, readEventIndex } from '@rundown/shared';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -34,16 +34,17 @@ export class RundownEventFollower {
         if (!entries.length) continue;
         after = entries.at(-1)!.id;
         void this.redis.set(POSITION_KEY, after).catch(() => undefined);
+        // The batch's events in one pipeline (one round trip, not one per entry).
+        const reads = this.redis.pipeline();
+        for (const entry of entries) reads.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);
         const changed = new Set<string>();
-        const reads = entries.map(async (entry) => {
-          const [raw] = await this.redis.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);
-          const fields = raw?.[1] ?? [];
-          const e = fields.findIndex((f, i) => i % 2 === 0 && f.toString() === 'e');
-          if (e < 0) return;
-          const event = decodeEvent(fields[e + 1]!);
-          if (event.kind === Kind.KIND_CUE || event.kind === Kind.KIND_RUNDOWN) changed.add(entry.rundown_id);
-        });
-        await Promise.all(reads);
+        for (const [i, [error, found]] of ((await reads.exec()) ?? []).entries()) {
+          if (error) throw error;
+          const [raw] = found as [Buffer, Buffer[]][];
+          if (!raw) continue;
+          const { kind } = decodeStreamEntry(raw).event;
+          if (kind === Kind.KIND_CUE || kind === Kind.KIND_RUNDOWN) changed.add(entries[i]!.rundown_id);
+        }
         // One refresh per rundown per batch, however many edits it had.
         await Promise.all(
           [...changed].map((id) => this.refresh(id).catch((err: Error) => this.logger.warn({ err: err.message, rundown_id: id }, 'show refresh failed'))),

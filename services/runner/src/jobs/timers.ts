@@ -1,13 +1,35 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { histogram, observeGauge } from '@rundown/shared';
 import type { JobSpec } from '../domain/jobs.js';
 import type { Timers } from '../domain/runner.js';
 
 export const QUEUE_NAME = 'runner-timers';
 
+/**
+ * A job as stored: its spec plus the trace context of the action that placed it (W3C
+ * `traceparent`), so the span of the job that fires later links back to that action's trace.
+ */
+type StoredJob = JobSpec & { trace?: Record<string, string> };
+
+const tracer = trace.getTracer('@rundown/runner/timers');
+
+/** A job still waiting this long after its due time counts as late. */
+const LATE_AFTER_MS = 1_000;
+
 /** Completed jobs are kept a day so that re-adding one (start-up restore) stays a no-op. */
 const KEEP_DONE = { age: 24 * 3600, count: 100_000 };
+
+/**
+ * A job that fails (PostgreSQL restarting, the rundown service restarting) is retried until its
+ * dependencies are back: 50 ms, doubling up to 2 s between attempts, for about an hour. It may then
+ * fire late, but it fires (once: a retry of a job whose show moved on is stale, a no-op). Three
+ * quick attempts lost every deadline that fell due during a restart of a dependency (npm run chaos).
+ */
+export const RETRY_ATTEMPTS = 2_000;
+export const retryDelayMs = (attemptsMade: number): number => Math.min(2_000, 50 * 2 ** Math.max(0, attemptsMade - 1));
 
 /**
  * The show's timing on BullMQ delayed jobs: durable in Redis (they survive a restart of any
@@ -47,19 +69,71 @@ export class BullTimers implements Timers {
     this.markerKey = `${prefix}:${QUEUE_NAME}:marker`;
   }
 
+  /** Queued and late jobs (every replica's: the queue is shared), read when metrics are collected. */
+  private observe(): void {
+    observeGauge('rundown.jobs.queued', { description: 'Timer jobs placed and not yet fired, by state' }, async () => {
+      const counts = await this.queue.getJobCounts('delayed', 'wait', 'active');
+      return Object.entries(counts).map(([state, n]): [number, { state: string }] => [n, { state }]);
+    });
+    observeGauge('rundown.jobs.late', { description: `Timer jobs due more than ${LATE_AFTER_MS} ms ago and not yet taken` }, async () => {
+      // A delayed job's score is its due time (ms) * 0x1000 (BullMQ's layout); waiting ones are due already.
+      const [overdue, waiting] = await Promise.all([
+        this.redis.zcount(`${this.prefix}:${QUEUE_NAME}:delayed`, 0, (Date.now() - LATE_AFTER_MS) * 0x1000),
+        this.queue.getWaitingCount(),
+      ]);
+      return overdue + waiting;
+    });
+  }
+
   /** Starts handing due jobs to `fire` (up to `concurrency` at once per replica). */
   async start(fire: (job: JobSpec) => Promise<string>, concurrency: number): Promise<void> {
+    const lateness = histogram('rundown.jobs.fire_delay', {
+      description: 'How long after its due time a timer job finished firing',
+      unit: 's',
+      boundaries: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    });
+    this.observe();
     this.worker = new Worker(
       QUEUE_NAME,
-      async (job: Job<JobSpec>) => {
-        const lateMs = Date.now() - job.data.due_at;
-        const result = await fire(job.data);
-        this.logger.debug({ job: job.id, result, late_ms: lateMs }, 'timer fired');
-        return result;
+      async (job: Job<StoredJob>) => {
+        const { trace: carrier, ...spec } = job.data;
+        // A trace of its own (the job fires long after the action's trace ended), linked to the action's span.
+        const origin = carrier ? trace.getSpanContext(propagation.extract(context.active(), carrier)) : undefined;
+        const links: Link[] = origin ? [{ context: origin }] : [];
+        return tracer.startActiveSpan(
+          `timer ${spec.kind}`,
+          { root: true, kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': QUEUE_NAME, 'rundown.job.id': spec.id, 'rundown.id': spec.rundown_id } },
+          async (span) => {
+            try {
+              const lateMs = Date.now() - spec.due_at;
+              const result = await fire(spec);
+              lateness.record(Math.max(0, Date.now() - spec.due_at) / 1000, { kind: spec.kind });
+              span.setAttribute('rundown.job.result', result);
+              this.logger.debug({ job: job.id, result, late_ms: lateMs }, 'timer fired');
+              return result;
+            } catch (error) {
+              span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+              throw error;
+            } finally {
+              span.end();
+            }
+          },
+        );
       },
-      { connection: this.redis, prefix: this.prefix, concurrency, removeOnComplete: KEEP_DONE, removeOnFail: KEEP_DONE },
+      {
+        connection: this.redis,
+        prefix: this.prefix,
+        concurrency,
+        removeOnComplete: KEEP_DONE,
+        removeOnFail: KEEP_DONE,
+        settings: { backoffStrategy: retryDelayMs },
+      },
     );
-    this.worker.on('failed', (job, err) => this.logger.error({ job: job?.id, err }, 'timer job failed'));
+    this.worker.on('failed', (job, err) => {
+      const final = job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1);
+      if (final) this.logger.error({ job: job.id, err }, 'timer job failed for good');
+      else this.logger.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message }, 'timer job failed; retrying');
+    });
     this.worker.on('error', (err) => this.logger.warn({ err: err.message }, 'timer worker error'));
     await this.worker.waitUntilReady();
     await this.rearm();
@@ -75,13 +149,16 @@ export class BullTimers implements Timers {
 
   /** Adds a job (a no-op when its id exists: the start-up restore relies on it) and arms its wake-up. */
   async place(job: JobSpec): Promise<void> {
-    await this.queue.add(job.kind, job, {
+    const carrier: Record<string, string> = {};
+    propagation.inject(context.active(), carrier);
+    const stored: StoredJob = carrier.traceparent ? { ...job, trace: carrier } : job;
+    await this.queue.add(job.kind, stored, {
       jobId: job.id,
       delay: Math.max(0, job.due_at - this.leadMs - Date.now()),
       removeOnComplete: KEEP_DONE,
       removeOnFail: KEEP_DONE,
-      attempts: 3,
-      backoff: { type: 'fixed', delay: 50 },
+      attempts: RETRY_ATTEMPTS,
+      backoff: { type: 'until-back' }, // retryDelayMs, the worker's backoffStrategy
     });
     this.arm(job.id, job.due_at - this.leadMs);
   }
@@ -117,6 +194,10 @@ export class BullTimers implements Timers {
     }
   }
 
+  /**
+   * Takes no new job and waits for the ones this replica is firing (BullMQ's graceful close); jobs
+   * not taken stay in the queue for the other replicas (or this one's successor).
+   */
   async close(): Promise<void> {
     for (const alarm of this.alarms.values()) clearTimeout(alarm);
     this.alarms.clear();

@@ -1,7 +1,8 @@
 import type { Db } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
-import { statusView, type PlayEnd, type ShowState, type Status } from '../domain/show.js';
+import { statusView, type ShowState, type Status } from '../domain/show.js';
 import type { JobSpec } from '../domain/jobs.js';
+import type { Play, PlayChange, Report } from '../domain/timing.js';
 
 export interface ShowRow {
   state: ShowState;
@@ -48,12 +49,36 @@ function toRow(s: StoredShow): ShowRow {
   };
 }
 
-export interface PlayStart {
-  cue_id: string;
-  title: string;
-  planned_duration_ms: number;
-  started_at: number;
+/** The show row and the plays of its current show, read in one statement (one snapshot). */
+export interface ShowWithPlays {
+  row: ShowRow | undefined;
+  plays: Play[];
 }
+
+export interface ReportSummary {
+  id: string;
+  archived_at: number;
+  actual_start: number | null;
+  actual_end: number | null;
+  over_under_ms: number | null;
+  plays: number;
+}
+
+type PlayTuple = [string, string, number, number, number | null, Play['end_reason'], number | null];
+
+const playsOfRun = `SELECT coalesce(json_agg(json_build_array(cue_id, title, planned_duration_ms, started_at, ended_at, end_reason, actual_duration_ms) ORDER BY id), '[]')
+  FROM runner.plays WHERE rundown_id = $1 AND run = $2`;
+
+const toPlays = (tuples: PlayTuple[]): Play[] =>
+  tuples.map(([cue_id, title, planned_duration_ms, started_at, ended_at, end_reason, actual_duration_ms]) => ({
+    cue_id,
+    title,
+    planned_duration_ms,
+    started_at,
+    ended_at,
+    end_reason,
+    actual_duration_ms,
+  }));
 
 /** The runner's tables. The handle is passed per call: the pool, or the transition's transaction. */
 export class ShowsRepository {
@@ -102,24 +127,26 @@ export class ShowsRepository {
   }
 
   /** Closes the open play of the show (if any) and opens the next one (if any), in the transition's transaction. */
-  async recordPlays(tx: EntityManager, rundownId: string, run: number, ended: { at: number; reason: PlayEnd; final_duration_ms: number } | null, started: PlayStart | null): Promise<void> {
+  async recordPlays(tx: EntityManager, rundownId: string, run: number, change: PlayChange): Promise<void> {
+    const { ended, started } = change;
     if (ended && started) {
       // One round trip for the usual case (one play ends, the next begins). The insert reads the CTE, so
       // the open play is closed before the new one (the one-open-play index) is inserted.
       await tx.query(
         `WITH ended AS (
-           UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4 WHERE rundown_id = $1 AND ended_at IS NULL RETURNING 1
+           UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4, actual_duration_ms = $10
+           WHERE rundown_id = $1 AND ended_at IS NULL RETURNING 1
          )
          INSERT INTO runner.plays (rundown_id, run, cue_id, title, planned_duration_ms, started_at)
          SELECT $1, $5, $6, $7, $8, $9 FROM (SELECT count(*) FROM ended) AS closed`,
-        [rundownId, ended.at, ended.reason, ended.final_duration_ms, run, started.cue_id, started.title, started.planned_duration_ms, started.started_at],
+        [rundownId, ended.at, ended.reason, ended.final_duration_ms, run, started.cue_id, started.title, started.planned_duration_ms, started.started_at, ended.actual_duration_ms],
       );
       return;
     }
     if (ended) {
       await tx.query(
-        `UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4 WHERE rundown_id = $1 AND ended_at IS NULL`,
-        [rundownId, ended.at, ended.reason, ended.final_duration_ms],
+        `UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4, actual_duration_ms = $5 WHERE rundown_id = $1 AND ended_at IS NULL`,
+        [rundownId, ended.at, ended.reason, ended.final_duration_ms, ended.actual_duration_ms],
       );
     }
     if (started) {
@@ -130,6 +157,46 @@ export class ShowsRepository {
     }
   }
 
+  /** The show and the plays of its current show, in one statement: timing and report agree with the status. */
+  async findWithPlays(db: Db, rundownId: string): Promise<ShowWithPlays> {
+    const rows = (await db.query(
+      `SELECT ${columns}, (${playsOfRun.replace('$2', 's.run')}) AS plays FROM runner.shows s WHERE rundown_id = $1`,
+      [rundownId],
+    )) as (StoredShow & { plays: PlayTuple[] })[];
+    const stored = rows[0];
+    return stored ? { row: toRow(stored), plays: toPlays(stored.plays) } : { row: undefined, plays: [] };
+  }
+
+  /** The plays of one show (the transition's transaction sees the plays it just closed). */
+  async plays(db: Db, rundownId: string, run: number): Promise<Play[]> {
+    const rows = (await db.query(`SELECT (${playsOfRun}) AS plays`, [rundownId, run])) as { plays: PlayTuple[] }[];
+    return toPlays(rows[0]!.plays);
+  }
+
+  /** The admin reset archives the report of the show it closes (in the reset's transaction). */
+  async archiveReport(tx: EntityManager, rundownId: string, run: number, report: Report & { id: string; archived_at: number }): Promise<void> {
+    await tx.query(
+      `INSERT INTO runner.reports (id, rundown_id, run, archived_at, actual_start, actual_end, over_under_ms, plays, report)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (rundown_id, run) DO NOTHING`,
+      [report.id, rundownId, run, report.archived_at, report.totals.actual_start, report.totals.actual_end, report.totals.over_under_ms, report.totals.plays, JSON.stringify(report)],
+    );
+  }
+
+  /** Archived reports of a rundown, newest first. */
+  async reports(db: Db, rundownId: string): Promise<ReportSummary[]> {
+    return (await db.query(
+      `SELECT id, archived_at::float8 AS archived_at, actual_start::float8 AS actual_start, actual_end::float8 AS actual_end,
+         over_under_ms::float8 AS over_under_ms, plays
+       FROM runner.reports WHERE rundown_id = $1 ORDER BY archived_at DESC, run DESC`,
+      [rundownId],
+    )) as ReportSummary[];
+  }
+
+  async report(db: Db, rundownId: string, reportId: string): Promise<Report | undefined> {
+    const rows = (await db.query('SELECT report FROM runner.reports WHERE rundown_id = $1 AND id = $2', [rundownId, reportId])) as { report: Report }[];
+    return rows[0]?.report;
+  }
+
   /** Every show that relies on delayed jobs (re-added at start-up: adding an existing job id is a no-op). */
   async pendingJobs(db: Db): Promise<{ rundown_id: string; jobs: JobSpec[] }[]> {
     return (await db.query(`SELECT rundown_id, jobs FROM runner.shows WHERE phase = 'running' AND jobs <> '[]'::jsonb`)) as {
@@ -138,10 +205,8 @@ export class ShowsRepository {
     }[];
   }
 
-  /** The rundown is gone: its show and plays with it. Answers the jobs it had. */
-  async remove(tx: Db, rundownId: string): Promise<JobSpec[] | undefined> {
-    // (TypeORM answers a DELETE as [rows, count].)
-    const [rows] = (await tx.query('DELETE FROM runner.shows WHERE rundown_id = $1 RETURNING jobs', [rundownId])) as [{ jobs: JobSpec[] }[], number];
-    return rows[0]?.jobs;
+  /** The rundown is gone: its show and plays with it. */
+  async remove(tx: Db, rundownId: string): Promise<void> {
+    await tx.query('DELETE FROM runner.shows WHERE rundown_id = $1', [rundownId]);
   }
 }
