@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
-import { createLogger, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { createLogger, isStopping, observeGauge, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';
@@ -28,9 +28,18 @@ function listen(app: Express, port: number, host: string): Promise<Server> {
   });
 }
 
+/**
+ * Stops accepting connections and lets every request in flight get its answer: a keep-alive
+ * connection is closed as soon as it is idle (its last answer carried `Connection: close`, see the
+ * public app), so the listener closes once the last answer is written.
+ */
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }
@@ -99,6 +108,7 @@ export async function main(): Promise<void> {
       stallMs: config.SSE_STALL_MS,
     });
     live.start();
+    observeGauge('rundown.sse.connections', { description: 'Open v1 live event streams (SSE) on this gateway' }, () => live.stats().streams);
     const publicApp = createPublicApp({
       routes: v1Routes(clients, urls, runnerStatus, live),
       authenticator,
@@ -109,7 +119,8 @@ export async function main(): Promise<void> {
       ...(sockets ? { socketProxy: sockets.handle } : {}),
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
       idempotencyStore: new IdempotencyStore(redis),
-      ready: () => ready && redisSeen,
+      // Not ready from the moment it is asked to stop: the balancer stops sending while it still serves.
+      ready: () => ready && redisSeen && !isStopping(),
       ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),
     });
     const adminApp = createAdminApp({ routes: adminRoutes(clients, adminClients), secret: config.ADMIN_SECRET, urls, logger });

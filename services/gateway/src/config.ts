@@ -49,6 +49,11 @@ export function publicUrls(config: GatewayConfig) {
     docs: `${root}/docs`,
     spec: `${root}/v1/openapi.json`,
     errors: `${root}/docs/api-v1/errors`,
+    /** The deprecated v0 HTTP API's OpenAPI document (rendered beside v1 at `docs`). */
+    v0Spec: `${root}/docs/api-v0/openapi.json`,
+    /** The live events (v1 SSE, v0 Socket.IO): the AsyncAPI 3 document and its page. */
+    asyncApi: `${root}/docs/events/asyncapi.json`,
+    events: `${root}/docs/events`,
   };
 }
 

@@ -3,6 +3,7 @@ import type { Event } from '@rundown/shared';
 import { Change, RunnerPhase, RunnerState, type Cell, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson } from '../http/v1/records.js';
 import type { StatusJson } from '../http/v1/runner.js';
+import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
 
 /**
@@ -17,7 +18,7 @@ export function frame(name: string, data: unknown, id?: string): Buffer {
   return Buffer.from(buffer.data(data).dispatch().read());
 }
 
-export type DisconnectReason = 'lifetime' | 'token_revoked' | 'token_expired' | 'rundown_removed';
+export type DisconnectReason = (typeof disconnectReasons)[number];
 
 export const heartbeatFrame = (at: number) => frame('heartbeat', { at });
 export const disconnectFrame = (reason: DisconnectReason, id: string) => frame('disconnect', { reason }, id);

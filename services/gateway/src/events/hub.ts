@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { decodeEvent, eventKeys, type Logger } from '@rundown/shared';
+import { decodeStreamEntry, eventKeys, latestEventId, type Logger } from '@rundown/shared';
 import { LiveEvent, parseStreamId, afterPosition } from './frames.js';
 
 /** What the hub delivers to: one SSE connection. */
@@ -25,6 +25,8 @@ export interface HubOptions {
   blockMs?: number;
   /** Entries per stream per read. */
   count?: number;
+  /** Told of every event after its subscribers got it (computed frames follow the events they derive from). */
+  onEvent?: (rundownId: string, event: LiveEvent) => void;
 }
 
 type RawEntries = [Buffer, Buffer[]][];
@@ -89,7 +91,7 @@ export class EventHub {
     if (!topic) {
       const key = eventKeys.rundown(rundownId);
       const created: Topic = { rundownId, key, lastId: undefined, subscribers: new Set(), ready: Promise.resolve() };
-      created.ready = this.tail(key).then(
+      created.ready = latestEventId(this.control, rundownId).then(
         (lastId) => {
           created.lastId = lastId;
           for (const s of created.subscribers) s.position = lastId;
@@ -141,12 +143,6 @@ export class EventHub {
     this.reader.disconnect();
     await this.loop?.catch(() => undefined);
     this.control.disconnect();
-  }
-
-  /** The stream's newest id now ('0-0' when it has none): the position a first subscriber takes. */
-  private async tail(key: string): Promise<string> {
-    const last = await this.control.xrevrange(key, '+', '-', 'COUNT', 1);
-    return last[0]?.[0] ?? '0-0';
   }
 
   /** The set of streams changed: restart the blocking read so that it includes the new one. */
@@ -211,18 +207,14 @@ export class EventHub {
       topic.lastId = id;
       let event: LiveEvent | undefined;
       try {
-        event = LiveEvent.from(id, decodeEvent(fieldOf(fields, 'e')));
+        event = LiveEvent.from(id, decodeStreamEntry([rawId, fields]).event);
       } catch (error) {
         this.options.logger.error({ err: (error as Error).message, id, key }, 'undecodable event skipped');
       }
       if (!event) continue;
       // A copy: a subscriber may leave (rundown_removed, a slow client) while we deliver.
       for (const subscriber of [...topic.subscribers]) subscriber.deliver(event);
+      this.options.onEvent?.(topic.rundownId, event);
     }
   }
-}
-
-function fieldOf(raw: Buffer[], name: string): Buffer {
-  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toString() === name) return raw[i + 1]!;
-  return Buffer.alloc(0);
 }

@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
-import { AppError, eventKeys, isContinuous, readRundownEvents, type CallerContext, type Logger } from '@rundown/shared';
+import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger } from '@rundown/shared';
 import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
-import { statusJson, storedStatusJson, type StatusJson } from '../http/v1/runner.js';
+import { currentStatus, type StatusJson } from '../http/v1/runner.js';
 import type { RunnerStatusReader } from '../read-models/runner-status.js';
 import { afterPosition, frame, heartbeatFrame, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
 import { EventHub } from './hub.js';
 import { LiveStream } from './live-stream.js';
 import { subscriptionList, type Subscription } from './subscription.js';
+import { TimingFeed } from './timing-feed.js';
+import type { TimingJson } from '../http/v1/schemas/timing.js';
 
 export interface LiveEventsOptions {
   redisUrl: string;
@@ -53,6 +55,7 @@ const CATCH_UP_PAGE = 100;
  */
 export class LiveEvents {
   private readonly hub: EventHub;
+  private readonly timing: TimingFeed;
   private readonly streams = new Set<LiveStream>();
   private readonly tokens = new Map<string, TokenGroup>();
   private readonly groupOf = new WeakMap<LiveStream, TokenGroup>();
@@ -60,7 +63,8 @@ export class LiveEvents {
   private draining = false;
 
   constructor(private readonly options: LiveEventsOptions) {
-    this.hub = new EventHub({ redisUrl: options.redisUrl, logger: options.logger });
+    this.timing = new TimingFeed(options.clients.runner, options.logger);
+    this.hub = new EventHub({ redisUrl: options.redisUrl, logger: options.logger, onEvent: (rundownId, event) => this.timing.heard(rundownId, event.name) });
   }
 
   start(): void {
@@ -69,7 +73,7 @@ export class LiveEvents {
   }
 
   stats() {
-    return { streams: this.streams.size, tokens: this.tokens.size, ...this.hub.stats() };
+    return { streams: this.streams.size, tokens: this.tokens.size, ...this.hub.stats(), timing: this.timing.stats() };
   }
 
   /**
@@ -105,11 +109,13 @@ export class LiveEvents {
     }
     let snapshot: StatusJson;
     let replay: Replay;
+    let timing: TimingJson | undefined;
     try {
-      [, snapshot, replay] = await Promise.all([
+      [, snapshot, replay, timing] = await Promise.all([
         this.options.clients.rundown.getRundown({ rundown_id: rundownId }, request.caller),
-        this.currentStatus(request),
+        currentStatus(this.options.runnerStatus, this.options.clients, request.principal, request.rundownId, request.caller, Date.now()),
         this.planReplay(rundownId, header(req, 'last-event-id')),
+        request.subscription.timing ? this.timing.current(rundownId, request.caller) : undefined,
       ]);
     } catch (error) {
       stream.close();
@@ -120,6 +126,7 @@ export class LiveEvents {
     const start = replay.from ?? stream.position;
     stream.begin(start, snapshot.revision);
     this.register(stream, request);
+    if (timing) this.timing.join(stream, request.caller, timing.server_time);
 
     res.socket?.setNoDelay(true);
     res.socket?.setKeepAlive(true);
@@ -137,6 +144,7 @@ export class LiveEvents {
     if (replay.resync) ready.resync = true;
     stream.write(frame('ready', ready, start));
     stream.write(frame('status', snapshot, start));
+    if (timing) stream.write(frame('timing', timing, start));
 
     // What the client missed (Last-Event-ID), and what arrived while this stream opened.
     await this.catchUp(stream);
@@ -148,13 +156,6 @@ export class LiveEvents {
     clearInterval(this.ticker);
     for (const stream of [...this.streams]) stream.close('lifetime');
     await this.hub.stop();
-  }
-
-  /** The status snapshot: the read model when it has the rundown, else the runner. */
-  private async currentStatus(request: OpenRequest): Promise<StatusJson> {
-    const stored = await this.options.runnerStatus.get(request.principal, request.rundownId);
-    if (stored) return storedStatusJson(stored, Date.now());
-    return statusJson(await this.options.clients.runner.getStatus({ rundown_id: request.rundownId }, request.caller), Date.now());
   }
 
   private register(stream: LiveStream, request: OpenRequest): void {
@@ -176,6 +177,7 @@ export class LiveEvents {
 
   private forget(stream: LiveStream): void {
     this.hub.unsubscribe(stream.rundownId, stream);
+    this.timing.leave(stream);
     this.streams.delete(stream);
     const group = this.groupOf.get(stream);
     if (!group) return;
@@ -222,11 +224,8 @@ export class LiveEvents {
     const id = lastEventId.trim();
     const position = parseStreamId(id);
     if (!position) return { resync: true };
-    const [continuous, newest] = await Promise.all([
-      isContinuous(this.options.redis, rundownId, id),
-      this.options.redis.xrevrange(eventKeys.rundown(rundownId), '+', '-', 'COUNT', 1),
-    ]);
-    const tail = parseStreamId(newest[0]?.[0] ?? '0-0') ?? [0, 0];
+    const [continuous, newest] = await Promise.all([isContinuous(this.options.redis, rundownId, id), latestEventId(this.options.redis, rundownId)]);
+    const tail = parseStreamId(newest) ?? [0, 0];
     if (!continuous || afterPosition(position, tail)) return { resync: true };
     return { from: id, resync: false };
   }
@@ -239,18 +238,24 @@ export class LiveEvents {
   private async catchUp(stream: LiveStream): Promise<void> {
     try {
       if (!(await isContinuous(this.options.redis, stream.rundownId, stream.lastId))) return stream.cut();
+      // Whether the replay held events after which the timing may have changed (it is then recomputed).
+      let replayed = false;
       while (!stream.closed) {
         await stream.drained();
         if (stream.closed) return;
         const page = await readRundownEvents(this.options.redis, stream.rundownId, stream.lastId, { count: CATCH_UP_PAGE });
         for (const { id, event } of page) {
-          stream.replay(LiveEvent.from(id, event) ?? id);
+          const live = LiveEvent.from(id, event);
+          replayed ||= live !== undefined;
+          stream.replay(live ?? id);
           if (stream.isBlocked() || stream.closed) break;
         }
         const hubAt = parseStreamId(this.hub.lastIdOf(stream.rundownId) ?? '0-0') ?? [0, 0];
         if (page.length === 0 && !afterPosition(hubAt, parseStreamId(stream.lastId) ?? [0, 0])) {
           // Caught up with what the hub has delivered; from here on its deliveries are written.
           stream.catchingUp = false;
+          if (replayed) this.timing.refresh(stream.rundownId);
+          this.timing.resumed(stream);
           return;
         }
       }

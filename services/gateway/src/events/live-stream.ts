@@ -70,6 +70,11 @@ export class LiveStream implements Subscriber {
     }
   }
 
+  /** Live: frames written now reach the client in order (not closed, not catching up from Redis). */
+  isLive(): boolean {
+    return !this.closed && !this.catchingUp;
+  }
+
   isBlocked(): boolean {
     return this.blocked;
   }

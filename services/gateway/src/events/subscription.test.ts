@@ -17,6 +17,15 @@ describe('the events= subscription', () => {
     expect(sub.names.has('cell')).toBe(false);
   });
 
+  it('timing only when named (a computed frame, CONTRACT §10), never with a suffix', () => {
+    expect(parse().data!.timing).toBe(false);
+    const sub = parse('timing,cue').data!;
+    expect(sub.timing).toBe(true);
+    expect(subscriptionList(sub)).toEqual(['cue', 'timing', 'status']);
+    expect(subscriptionList(parse('timing').data!)).toEqual(['timing', 'status']);
+    for (const bad of ['timing:fat', 'timings']) expect(parse(bad).success, bad).toBe(false);
+  });
+
   it('unknown names, suffixes and :fat where none exists are issues at events', () => {
     for (const bad of ['cues', 'cue:thin', 'cue:fat:fat', 'mention:fat', 'cell:fat', 'output_message:fat', 'status:fat']) {
       const result = parse(bad);

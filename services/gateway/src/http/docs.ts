@@ -2,10 +2,25 @@ import { errorCatalogue, errorCodes, type CatalogueEntry } from '@rundown/shared
 import type { PublicUrls } from '../config.js';
 
 /**
- * The human-readable pages: the API reference (rendered from the OpenAPI document) and the error
- * reference (rendered from the error catalogue, one anchor per code). Self-contained HTML: no
- * scripts, no fonts, no assets from elsewhere.
+ * The human-readable pages. The API reference at `{docs_url}` is Scalar (a maintained OpenAPI
+ * renderer, served from this gateway: ./docs-assets.ts) showing the v1 and v0 OpenAPI documents; the
+ * error reference (from the error catalogue, one anchor per code) and the live events page (from the
+ * AsyncAPI document) are plain HTML rendered here. Nothing is loaded from elsewhere, and the
+ * Content-Security-Policy below forbids it.
  */
+
+/** Scripts only from this origin (no inline script, no eval); Scalar sets inline styles. */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 const esc = (value: unknown) =>
   String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -72,7 +87,7 @@ export function errorReferenceHtml(urls: PublicUrls): string {
   return page(
     'Rundown API v1: error reference',
     `<h1>Rundown API v1: error reference</h1>
-<nav><a href="${esc(urls.docs)}">API reference</a><a href="${esc(urls.spec)}">OpenAPI document</a></nav>
+<nav><a href="${esc(urls.docs)}">API reference</a><a href="${esc(urls.spec)}">OpenAPI document</a><a href="${esc(urls.events)}">Live events</a></nav>
 <p>Every v1 error is an <code>application/problem+json</code> document (RFC 9457). Clients branch on <code>code</code>, which keeps its meaning
 forever; <code>detail</code> may be reworded. Its <code>type</code> and <code>documentation_url</code> point to the code's entry on this page.</p>
 <p>${toc}</p>
@@ -80,75 +95,81 @@ ${sections}`,
   );
 }
 
-type Doc = {
-  info: { title: string; description: string };
-  paths: Record<string, Record<string, Op>>;
-  tags: { name: string }[];
-};
-type Op = {
-  summary: string;
-  description?: string;
-  tags: string[];
-  parameters?: { name?: string; in?: string; required?: boolean; description?: string; schema?: unknown; $ref?: string }[];
-  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
-  security?: unknown[];
-  'x-error-codes': string[];
+/** Where the page's own assets are, under `{docs_url}` (same origin: the CSP allows only 'self'). */
+export const docsAssetPaths = (urls: PublicUrls) => {
+  const docs = new URL(urls.docs).pathname.replace(/\/+$/, '');
+  return { renderer: `${docs}/assets/scalar-api-reference.js`, init: `${docs}/assets/init.js` };
 };
 
-/** `{docs_url}`: the API reference, rendered from the OpenAPI document. */
-export function apiReferenceHtml(document: Record<string, unknown>, urls: PublicUrls): string {
-  const doc = document as unknown as Doc;
-  const entries = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
-  const body = doc.tags
-    .map(({ name }) => {
-      const ops = entries.filter((e) => e.op.tags.includes(name));
-      return `<h2 id="tag-${esc(name)}">${esc(name)}</h2>\n${ops.map((e) => operationHtml(e.path, e.method, e.op, urls)).join('\n')}`;
-    })
-    .join('\n');
-  const toc = entries
-    .map((e) => `<li><a href="#${esc(anchor(e.method, e.path))}"><span class="m ${esc(e.method)}">${esc(e.method)}</span> <code>${esc(e.path)}</code></a></li>`)
-    .join('');
-  return page(
-    'Rundown API v1 reference',
-    `<h1>${esc(doc.info.title)} v1</h1>
-<nav><a href="${esc(urls.spec)}">OpenAPI document</a><a href="${esc(urls.errors)}">Error reference</a></nav>
-<p>${inlineCode(doc.info.description.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1'))}</p>
-<p>Base URL: <code>${esc(urls.base)}</code>. Authenticate with <code>Authorization: Bearer &lt;ACCESS_TOKEN&gt;</code>.</p>
-<ul>${toc}</ul>
-${body}`,
-  );
+const pathOf = (url: string) => new URL(url).pathname;
+
+/** `{docs_url}`: the Scalar shell; the documents are fetched from this origin by path. */
+export function apiReferencePageHtml(urls: PublicUrls): string {
+  const assets = docsAssetPaths(urls);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Rundown API reference</title>
+<style>body{margin:0}.docs-nav{font:14px/1.4 system-ui,sans-serif;padding:.5rem 1rem;border-bottom:1px solid #d8dde6;background:#f6f8fa}.docs-nav a{margin-right:1rem}</style></head>
+<body><nav class="docs-nav" aria-label="Documentation"><strong>Rundown API</strong> · <a href="${esc(urls.errors)}">Error reference</a><a href="${esc(urls.events)}">Live events (SSE, Socket.IO)</a><a href="${esc(urls.spec)}">OpenAPI v1</a><a href="${esc(urls.v0Spec)}">OpenAPI v0</a><a href="${esc(urls.asyncApi)}">AsyncAPI</a></nav>
+<noscript><p>The interactive reference needs JavaScript. The documents: <a href="${esc(urls.spec)}">OpenAPI v1</a>, <a href="${esc(urls.v0Spec)}">OpenAPI v0</a>, <a href="${esc(urls.errors)}">error reference</a>, <a href="${esc(urls.events)}">live events</a>.</p></noscript>
+<div id="api-reference"></div>
+<script src="${esc(assets.renderer)}"></script><script src="${esc(assets.init)}"></script></body></html>`;
 }
 
-const anchor = (method: string, path: string) => `${method}-${path}`.replace(/[^A-Za-z0-9_-]+/g, '-');
+/** The page's configuration of Scalar, served as a script of its own (the CSP allows no inline script). */
+export function apiReferenceInitScript(urls: PublicUrls): string {
+  // No fonts from Scalar's CDN, no telemetry: the page loads nothing from elsewhere (set per source too,
+  // where Scalar reads a source's configuration).
+  const local = { withDefaultFonts: false, telemetry: false, mcp: { disabled: true } };
+  const config = {
+    sources: [
+      { title: 'API v1', slug: 'v1', url: pathOf(urls.spec), default: true, ...local },
+      { title: 'API v0 (deprecated)', slug: 'v0', url: pathOf(urls.v0Spec), ...local },
+    ],
+    ...local,
+    // Every tag open: the sidebar lists every operation at once.
+    defaultOpenAllTags: true,
+    hideClientButton: false,
+    showOperationId: true,
+  };
+  return `Scalar.createApiReference('#api-reference', ${JSON.stringify(config)});\n`;
+}
 
-function operationHtml(path: string, method: string, op: Op, urls: PublicUrls): string {
-  const params = (op.parameters ?? [])
-    .map((p) =>
-      p.$ref
-        ? `<tr><td><code>Idempotency-Key</code></td><td>header</td><td>no</td><td>Makes the write idempotent for 24 h (at most 256 characters).</td></tr>`
-        : `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${esc(p.description ?? '')} <code>${esc(JSON.stringify(p.schema))}</code></td></tr>`,
-    )
-    .join('');
-  const request = op.requestBody
-    ? `<details><summary>Request body (application/json${op.requestBody.required ? '' : ', optional'})</summary><pre>${esc(JSON.stringify(op.requestBody.content['application/json']?.schema, null, 2))}</pre></details>`
-    : '';
-  const success = Object.entries(op.responses).filter(([s]) => Number(s) < 400);
-  const responses = success
-    .map(
-      ([s, r]) =>
-        `<details><summary>${esc(s)} ${esc(r.description)}</summary>${r.content ? `<pre>${esc(JSON.stringify(Object.values(r.content)[0]?.schema, null, 2))}</pre>` : ''}</details>`,
-    )
-    .join('');
-  const errors = op['x-error-codes']
-    .map((c) => {
-      const entry = errorCatalogue[c as keyof typeof errorCatalogue];
-      return `<a href="${esc(urls.errors)}#${esc(c)}"><code>${esc(c)}</code></a>&nbsp;(${entry?.status ?? ''})`;
+type AsyncDoc = {
+  info: { title: string; description: string };
+  servers: Record<string, { host: string; pathname: string; protocol: string; description: string }>;
+  channels: Record<string, { address: string; title: string; description: string; servers: { $ref: string }[]; messages: Record<string, { $ref: string }> }>;
+  components: { messages: Record<string, { name: string; summary: string; description?: string; payload: unknown; examples?: { payload: unknown }[] }> };
+};
+
+const linkify = (text: string) => inlineCode(text.replace(/\[([^\]]+)\]\(([^)]+)\)/g, '$1 ($2)'));
+
+/** `{docs_url}/events`: every pushed message, from the AsyncAPI document: name, when, schema, example. */
+export function eventsPageHtml(document: Record<string, unknown>, urls: PublicUrls): string {
+  const doc = document as unknown as AsyncDoc;
+  const channels = Object.entries(doc.channels)
+    .map(([id, channel]) => {
+      const server = doc.servers[channel.servers[0]!.$ref.split('/').pop()!]!;
+      const messages = Object.values(channel.messages)
+        .map(({ $ref }) => {
+          const key = $ref.split('/').pop()!;
+          const m = doc.components.messages[key]!;
+          const example = m.examples?.[0]?.payload;
+          return `<section id="${esc(key)}"><h3><a href="#${esc(key)}"><code>${esc(m.name)}</code></a></h3>
+<p>${inlineCode(m.summary)}.${m.description ? ` ${inlineCode(m.description)}` : ''}</p>
+<details><summary>Payload schema</summary><pre>${esc(JSON.stringify(m.payload, null, 2))}</pre></details>
+${example === undefined ? '' : `<p>Example:</p><pre>${esc(JSON.stringify(example, null, 2))}</pre>`}</section>`;
+        })
+        .join('\n');
+      return `<h2 id="channel-${esc(id)}">${esc(channel.title)}</h2>
+<p><code>${esc(server.protocol)}://${esc(server.host)}${esc(server.pathname === '/api-v0/socket.io' ? '' : server.pathname)}${esc(channel.address === '/' ? '' : channel.address)}</code>${server.pathname === '/api-v0/socket.io' ? ` (Socket.IO path <code>${esc(server.pathname)}</code>)` : ''}</p>
+<p>${linkify(server.description)}</p><p>${linkify(channel.description)}</p>
+${messages}`;
     })
-    .join(', ');
-  const auth = Array.isArray(op.security) && op.security.length === 0 ? 'none' : op.security && op.security.length > 1 ? 'bearer header or ?token= query' : 'bearer header';
-  return `<section id="${esc(anchor(method, path))}"><h3><span class="m ${esc(method)}">${esc(method)}</span> <code>${esc(path)}</code></h3>
-<p>${esc(op.summary)}. ${inlineCode(op.description ?? '')} Authentication: ${auth}.</p>
-${params ? `<table><tr><th>Parameter</th><th>In</th><th>Required</th><th>Schema</th></tr>${params}</table>` : ''}
-${request}${responses}<p>Errors: ${errors}</p></section>`;
+    .join('\n');
+  return page(
+    'Rundown live events',
+    `<h1>${esc(doc.info.title)}</h1>
+<nav><a href="${esc(urls.docs)}">API reference</a><a href="${esc(urls.errors)}">Error reference</a><a href="${esc(urls.asyncApi)}">AsyncAPI 3 document</a></nav>
+<p>${linkify(doc.info.description)}</p>
+${channels}`,
+  );
 }

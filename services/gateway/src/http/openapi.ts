@@ -19,8 +19,12 @@ const IDEMPOTENCY_CODES: ErrorCode[] = errorCodes.filter((code) => code.startsWi
  * Every code a route can answer with: its own domain errors plus what the edge adds in front of
  * it (authentication, rate limit, body parsing, validation, role, idempotency, failures).
  */
-export function routeErrorCodes(route: Pick<RouteDef, 'method' | 'auth' | 'role' | 'body' | 'bodyError' | 'emptyPatch' | 'query' | 'queryError' | 'errors'>): ErrorCode[] {
+export function routeErrorCodes(
+  route: Pick<RouteDef, 'method' | 'auth' | 'role' | 'body' | 'bodyError' | 'emptyPatch' | 'query' | 'queryError' | 'errors'> & Partial<Pick<RouteDef, 'path'>>,
+): ErrorCode[] {
   const codes = new Set<ErrorCode>();
+  // A path parameter that is not valid percent-encoding (`%C0%AF`) never reaches the route: 404 `not_found`.
+  if (route.path?.includes('{')) codes.add('not_found');
   if (route.auth !== 'none') {
     for (const code of AUTH_CODES) if (!(code === 'auth.query_token_not_allowed' && route.auth === 'control')) codes.add(code);
     codes.add('service_unavailable');
@@ -42,6 +46,16 @@ export function routeErrorCodes(route: Pick<RouteDef, 'method' | 'auth' | 'role'
   return [...codes].sort((a, b) => errorCatalogue[a].status - errorCatalogue[b].status || a.localeCompare(b));
 }
 
+/**
+ * A body schema's own examples (`.meta({ examples })` beside the schema), as the media type's
+ * examples: zod leaves them out of an input JSON schema that holds a transform.
+ */
+function mediaExamples(schema: z.ZodType): Schema {
+  const examples = schema.meta()?.examples;
+  if (!Array.isArray(examples) || examples.length === 0) return {};
+  return { examples: Object.fromEntries(examples.map((value: unknown, i) => [`example${i + 1}`, { value }])) };
+}
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Schema;
   return rest;
@@ -61,6 +75,23 @@ function queryParameters(schema: z.ZodType): Schema[] {
   }));
 }
 
+/** What the problem document of `code` looks like (the catalogue's own title and detail), once per code in components. */
+function problemExample(code: ErrorCode, instance: string, urls: PublicUrls): Schema {
+  const entry = errorCatalogue[code];
+  return {
+    type: `${urls.errors}#${code}`,
+    title: entry.title,
+    status: entry.status,
+    code,
+    detail: entry.detail,
+    instance,
+    request_id: 'req_5f0c8a3e9b1d4c7a2e6f0b8d',
+    server_time: 1795370400000,
+    spec_url: urls.spec,
+    documentation_url: `${urls.errors}#${code}`,
+  };
+}
+
 function problemResponse(codes: ErrorCode[], urls: PublicUrls): Schema {
   const lines = codes.map((c) => `- [\`${c}\`](${urls.errors}#${c}): ${errorCatalogue[c].detail}`);
   return {
@@ -69,6 +100,7 @@ function problemResponse(codes: ErrorCode[], urls: PublicUrls): Schema {
     content: {
       'application/problem+json': {
         schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
+        examples: Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/examples/${c}` }])),
       },
     },
     'x-error-codes': codes,
@@ -144,7 +176,11 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
   if (r.successStatus === 204) {
     responses['204'] = { description: 'Done; no body.', headers: rateLimitHeaderRefs(false) };
   } else if (r.stream) {
-    responses['200'] = { description: r.stream.description, headers: rateLimitHeaderRefs(false), content: { [r.stream.mediaType]: { schema: { type: 'string' } } } };
+    responses['200'] = {
+      description: `${r.stream.description} Every frame, its schema and an example: [live events](${urls.events}) ([AsyncAPI 3 document](${urls.asyncApi})).`,
+      headers: rateLimitHeaderRefs(false),
+      content: { [r.stream.mediaType]: { schema: { type: 'string' } } },
+    };
   } else if (route.path === '/openapi.json') {
     responses['200'] = { description: 'The OpenAPI document', headers: rateLimitHeaderRefs(false), content: { 'application/json': { schema: { type: 'object' } } } };
   } else {
@@ -155,6 +191,11 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
       headers,
       content: { 'application/json': { schema: envelope(r.response ? jsonSchema(r.response, 'output') : {}) } },
     };
+    if (r.alternative) {
+      const ok = responses['200'] as Schema;
+      ok.description = `OK. As JSON (the default), or: ${r.alternative.description}`;
+      (ok.content as Schema)[r.alternative.mediaType] = { schema: { type: 'string', description: r.alternative.description } };
+    }
   }
   const codes = routeErrorCodes({ ...r, errors: r.errors ?? [] });
   const byStatus = new Map<number, ErrorCode[]>();
@@ -175,7 +216,7 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
   if (r.body) {
     op.requestBody = {
       required: !r.bodyOptional,
-      content: { 'application/json': { schema: jsonSchema(r.body, 'input') } },
+      content: { 'application/json': { schema: jsonSchema(r.body, 'input'), ...mediaExamples(r.body) } },
     };
   }
   if (r.role) op.description = `Needs the ${r.role} role.${route.auth === 'control' ? ' The token may be sent as `?token=`.' : ''}`;
@@ -202,7 +243,9 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
       description:
         'The v1 HTTP API of the show-control rundown service. Every error is an RFC 9457 problem document with a stable `code`; ' +
         `see the [error reference](${urls.errors}). Rate limits are per team and per minute (free ${plans.free.requestsPerMinute}, paid ${plans.paid.requestsPerMinute}); ` +
-        `every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Writes accept an Idempotency-Key of at most ${limits.idempotencyKeyChars} characters.`,
+        `every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Writes accept an Idempotency-Key of at most ${limits.idempotencyKeyChars} characters.\n\n` +
+        `Live changes: [the live events](${urls.events}) (v1 server-sent events and the v0 Socket.IO channel, also as an [AsyncAPI 3 document](${urls.asyncApi})). ` +
+        `The deprecated v0 HTTP API is documented beside this one ([its OpenAPI document](${urls.v0Spec})).`,
     },
     externalDocs: { description: 'Error reference', url: urls.errors },
     servers: [{ url: urls.base }],
@@ -230,6 +273,7 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
         'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
         'X-Request-Id': { description: 'Correlation id (req_ + 24 hex)', schema: { type: 'string' } },
       },
+      examples: Object.fromEntries(errorCodes.map((c) => [c, { summary: c, value: problemExample(c, '/v1/rundowns/rd_01HZX3J8Q7', urls) }])),
       schemas: {
         Problem: problemSchema(),
         Issue: {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { AppError, errorCatalogue, isAppError, type Logger } from '@rundown/shared';
+import { AppError, errorCatalogue, knownErrorOf, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 
 /** The RFC 9457 problem document of a catalogue error: the one error body of the v1 API. */
@@ -25,8 +25,10 @@ export function problemDocument(appError: AppError, facts: { instance: string | 
 /** Renders any error as an RFC 9457 problem document, the one error format of the v1 API. */
 export function sendProblem(req: Request, res: Response, error: unknown, urls: PublicUrls, logger: Logger): void {
   // A path segment that is not valid percent-encoding can never name a resource: not found.
-  const appError = isAppError(error) ? error : error instanceof URIError ? new AppError('not_found') : new AppError('internal.unhandled');
-  if (!isAppError(error) && !(error instanceof URIError)) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
+  // An unreachable store (Redis stopped) is 503 service_unavailable, retried by the client.
+  const known = knownErrorOf(error);
+  const appError = known ?? (error instanceof URIError ? new AppError('not_found') : new AppError('internal.unhandled'));
+  if (!known && !(error instanceof URIError)) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
   if (res.headersSent) {
     res.end();
     return;

@@ -64,6 +64,8 @@ export interface RouteDef<B = unknown, Q = unknown> {
   /** Response `data` schema, for the OpenAPI document. */
   response?: z.ZodType;
   successStatus?: 200 | 201 | 204;
+  /** Another representation of the 200 answer, chosen by `Accept` (for the OpenAPI document): its media type and what it holds. */
+  alternative?: { mediaType: 'text/csv'; description: string };
   /** A streaming answer instead of the JSON envelope (for the OpenAPI document): its media type and what it carries. */
   stream?: { mediaType: 'text/event-stream'; description: string };
   /** Domain errors the route can answer with, besides the edge's own (for the OpenAPI document). */

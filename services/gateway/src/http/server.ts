@@ -1,11 +1,14 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
-import { AppError, setHttpRoute, type Logger } from '@rundown/shared';
+import { AppError, httpRouteOf, isStopping, recordHttpRequest, setHttpRoute, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
 import type { IdempotencyStore } from '../edge/idempotency.js';
 import type { RateLimiter } from '../edge/rate-limiter.js';
 import { missingHost, unsupportedExpectation } from './client-errors.js';
-import { apiReferenceHtml, errorReferenceHtml } from './docs.js';
+import { asyncApiDocument } from './asyncapi.js';
+import { apiReferenceInitScript, apiReferencePageHtml, DOCS_CSP, errorReferenceHtml, eventsPageHtml } from './docs.js';
+import { scalarBundle } from './docs-assets.js';
+import { v0OpenApiDocument } from './v0/openapi.js';
 import { presentedToken } from './middleware/authenticate.js';
 import { notFoundOrMethodNotAllowed, options as optionsResponder } from './fallback.js';
 import { idempotency } from './middleware/idempotency.js';
@@ -55,7 +58,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   const limit = rateLimit(options.rateLimiter, options.anonymousRateLimit);
   const mounts = [
     { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
-    { prefix: '', routes: [{ method: 'get' as const, path: '/docs' }, { method: 'get' as const, path: '/docs/api-v1/errors' }] },
+    { prefix: '', routes: DOCS_PATHS.map((path) => ({ method: 'get' as const, path })) },
   ];
   const answerOptions = optionsResponder(mounts);
   // The front of every request, as one layer: its id; then, counted against the address, what no
@@ -64,6 +67,12 @@ export function createPublicApp(options: PublicAppOptions): Express {
   // 404, rather than a failure inside the router's parameter decoding).
   app.use((req, res, next) => {
     requestId(req, res, () => undefined);
+    // RED per route: one histogram record when the answer is written (the route template, set by
+    // the router; fixed paths as they are; anything else under one label, so the series stay bounded).
+    const started = performance.now();
+    res.once('finish', () => recordHttpRequest(req.method, httpRouteOf(res) ?? fixedRoute(req.path), res.statusCode, (performance.now() - started) / 1000));
+    // Draining: each answer closes its connection, so the client's next request opens one to a replica still serving.
+    if (isStopping()) res.setHeader('connection', 'close');
     const refuse = (answer: (req: express.Request, res: express.Response, next: express.NextFunction) => void) =>
       settle(limit(req, res, (error?: unknown) => (error ? next(error) : answer(req, res, next))), next);
     if (missingHost(req)) return refuse(() => next(new AppError('request.malformed', { detail: 'An HTTP/1.1 request must carry a Host header.' })));
@@ -108,16 +117,38 @@ export function createPublicApp(options: PublicAppOptions): Express {
   // Self-description, generated once from the route table and the error catalogue.
   const document = openApiDocument(options.routes, options.urls);
   const documentJson = JSON.stringify(document);
-  const reference = apiReferenceHtml(document, options.urls);
   const errors = errorReferenceHtml(options.urls);
+  const v0DocumentJson = JSON.stringify(v0OpenApiDocument(options.routes, options.urls));
+  const events = asyncApiDocument(options.urls);
+  const eventsJson = JSON.stringify(events);
+  const eventsPage = eventsPageHtml(events, options.urls);
+  const referencePage = apiReferencePageHtml(options.urls);
+  const referenceInit = apiReferenceInitScript(options.urls);
+  const renderer = scalarBundle();
   app.get('/v1/openapi.json', limit, (_req, res) => {
     res.type('application/json').send(documentJson);
   });
-  app.get(['/docs', '/docs/'], limit, (_req, res) => {
-    res.type('text/html; charset=utf-8').send(reference);
+  const html = (body: string): RequestHandler => (_req, res) => {
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    res.type('text/html; charset=utf-8').send(body);
+  };
+  app.get(['/docs', '/docs/'], limit, html(referencePage));
+  app.get(['/docs/api-v1/errors', '/docs/api-v1/errors/'], limit, html(errors));
+  app.get(['/docs/events', '/docs/events/'], limit, html(eventsPage));
+  app.get('/docs/events/asyncapi.json', limit, (_req, res) => {
+    res.type('application/json').send(eventsJson);
   });
-  app.get(['/docs/api-v1/errors', '/docs/api-v1/errors/'], limit, (_req, res) => {
-    res.type('text/html; charset=utf-8').send(errors);
+  app.get('/docs/api-v0/openapi.json', limit, (_req, res) => {
+    res.type('application/json').send(v0DocumentJson);
+  });
+  // Served here; the page names them by the paths the browser sees under PUBLIC_URL (docsAssetPaths).
+  app.get('/docs/assets/init.js', limit, (_req, res) => {
+    res.type('text/javascript; charset=utf-8').setHeader('Cache-Control', 'no-cache').send(referenceInit);
+  });
+  app.get('/docs/assets/scalar-api-reference.js', limit, (_req, res) => {
+    // The bytes are read and prepared once per process; clients cache them for an hour.
+    res.type('text/javascript; charset=utf-8').setHeader('Cache-Control', 'public, max-age=3600');
+    res.send(renderer);
   });
 
   // Only requests without a valid token count per address: a valid token on an unknown path or
@@ -137,6 +168,14 @@ export function createPublicApp(options: PublicAppOptions): Express {
   return app;
 }
 
+/** The metrics' route label of a request no v1 route answered. */
+function fixedRoute(path: string): string {
+  if (FIXED_PATHS.has(path)) return path;
+  if (path.startsWith('/api-v0/socket.io')) return '/api-v0/socket.io';
+  if (path.startsWith('/api-v0/')) return '/api-v0/rundown';
+  return 'unmatched';
+}
+
 export function problemHandler(urls: PublicUrls, logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     sendProblem(req, res, error, urls, logger);
@@ -149,6 +188,20 @@ function settle(step: unknown, next: express.NextFunction): void {
 }
 
 const V1_PATH = /^\/v1(\/|$)/i;
+
+/** What the public listener serves besides /v1 and the health probes (GET only: the others answer 405). */
+const DOCS_PATHS = [
+  '/docs',
+  '/docs/api-v1/errors',
+  '/docs/events',
+  '/docs/events/asyncapi.json',
+  '/docs/api-v0/openapi.json',
+  '/docs/assets/init.js',
+  '/docs/assets/scalar-api-reference.js',
+];
+
+/** Paths served outside the v1 route table (probes, the documents, the docs pages and assets), with or without a trailing slash. */
+const FIXED_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json', ...DOCS_PATHS.flatMap((p) => [p, `${p}/`])]);
 
 function decodable(path: string): boolean {
   try {

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { AppError, isAppError, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
+import { AppError, knownErrorOf, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
 import type { ActRequest } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { Clients } from '../../edge/clients.js';
 import type { RateLimiter } from '../../edge/rate-limiter.js';
@@ -22,8 +22,8 @@ export interface V0Options {
 
 /** The v0 error body (CONTRACT §8): `{ ok: false, error, code }` with the v1 code. */
 function sendError(res: Response, error: unknown, logger: Logger): void {
-  const e = isAppError(error) ? error : new AppError('internal.unhandled');
-  if (!isAppError(error)) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled v0 error');
+  const e = knownErrorOf(error) ?? new AppError('internal.unhandled');
+  if (e.code === 'internal.unhandled') logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled v0 error');
   const message = e.code.startsWith('auth.')
     ? 'Invalid API token'
     : e.code === 'rundowns.not_found'
@@ -33,7 +33,19 @@ function sendError(res: Response, error: unknown, logger: Logger): void {
   res.status(e.status).json({ ok: false, error: message, code: e.code });
 }
 
-const amountQuery = z.coerce.number().int().positive().max(604_800_000);
+export const amountQuery = z.coerce.number().int().positive().max(604_800_000);
+
+/** The v0 surface (CONTRACT §8) as data: the router below and the v0 OpenAPI document (./openapi.ts) both read these. */
+export const V0_ACTIONS = ['start', 'pause', 'next', 'previous', 'end'] as const;
+export const V0_ADJUSTMENTS = [
+  ['add', 1],
+  ['subtract', -1],
+] as const;
+export const V0_VISIBILITY = [
+  ['show', true],
+  ['hide', false],
+  ['toggle', undefined],
+] as const;
 
 type Handler = (ctx: { id: string; req: Request; res: Response; caller: CallerContext }) => Promise<void>;
 
@@ -98,16 +110,13 @@ export function v0Router(options: V0Options): Router {
     await clients.runner.act({ rundown_id: id, action }, caller);
   };
 
-  for (const verb of ['start', 'pause', 'next', 'previous', 'end'] as const) {
+  for (const verb of V0_ACTIONS) {
     route('get', `/:id/${verb}`, async ({ id, res, caller }) => {
       await act(id, { $case: verb, value: {} }, caller);
       ok(res);
     });
   }
-  for (const [name, sign] of [
-    ['add', 1],
-    ['subtract', -1],
-  ] as const) {
+  for (const [name, sign] of V0_ADJUSTMENTS) {
     route('get', `/:id/cues/active/${name}`, async ({ id, req, res, caller }) => {
       const amount = amountQuery.safeParse(req.query.amount);
       if (!amount.success) {
@@ -117,11 +126,7 @@ export function v0Router(options: V0Options): Router {
       ok(res);
     });
   }
-  for (const [name, visible] of [
-    ['show', true],
-    ['hide', false],
-    ['toggle', undefined],
-  ] as const) {
+  for (const [name, visible] of V0_VISIBILITY) {
     route('post', `/:id/output-message/${name}`, async ({ id, res, caller }) => {
       const next = visible ?? !(await clients.outputMessage.getOutputMessage({ rundown_id: id }, caller)).visible;
       await clients.outputMessage.updateOutputMessage({ rundown_id: id, visible: next }, caller);

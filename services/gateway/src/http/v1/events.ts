@@ -7,6 +7,7 @@ const description = [
   'Server-sent events (CONTRACT §7). Frames: `ready` { rundown_id, events, server_time } then a `status` snapshot;',
   '`status` (the status object) on every runner change and deadline; `rundown`, `cue`, `column` { change, id, <record>? (`:fat`) };',
   '`cell` { change, cue_id, column_id, cell }; `mention`, `text_variable`, `output_message` with their record;',
+  '`timing` (only with `events=timing`; after `status` in the opening snapshot) the timing object of `GET /rundowns/{id}/timing`, on every runner change and every edit that changes the plan;',
   '`heartbeat` { at } every 15 s (no id); `disconnect` { reason: lifetime | token_revoked | token_expired | rundown_removed }, then the server closes.',
   'Every frame but `heartbeat` has an `id:`; reconnect with `Last-Event-ID` to replay what was missed. The opening request counts once',
   'against the rate limit; the stream does not.',

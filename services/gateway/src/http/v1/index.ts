@@ -13,6 +13,7 @@ import { outputMessageRoutes } from './output-message.js';
 import { rundownRoutes } from './rundowns.js';
 import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
+import { timingRoutes } from './timing.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
 export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader, live: LiveEvents): RouteDef[] {
@@ -26,6 +27,7 @@ export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: Runne
     ...textVariableRoutes(clients, urls),
     ...outputMessageRoutes(clients),
     ...runnerRoutes(clients, runnerStatus),
+    ...timingRoutes(clients),
     ...eventRoutes(live),
   ];
 }

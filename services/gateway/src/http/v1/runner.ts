@@ -1,5 +1,5 @@
-import { Phase, type ActResponse, type SideEffect as SideEffectMessage, type Status } from '@rundown/shared/proto/rundown/runner/v1/runner';
-import type { StoredRunnerStatus } from '@rundown/shared';
+import { type ActResponse, type SideEffect as SideEffectMessage, type Status } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import { runnerPhaseNames, type StoredRunnerStatus } from '@rundown/shared';
 import type { Principal } from '../../edge/authenticator.js';
 import type { Clients } from '../../edge/clients.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
@@ -7,8 +7,7 @@ import type { SideEffect } from '../envelope.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusRecord } from './schemas/runner.js';
 
-type PhaseName = 'pre-show' | 'running' | 'ended';
-const phaseNames: Record<number, PhaseName> = { [Phase.PHASE_PRE_SHOW]: 'pre-show', [Phase.PHASE_RUNNING]: 'running', [Phase.PHASE_ENDED]: 'ended' };
+type PhaseName = (typeof runnerPhaseNames.names)[number];
 
 /** The status object of CONTRACT §6, as every display reads it. */
 export interface StatusJson {
@@ -34,7 +33,7 @@ export function storedStatusJson(s: StoredRunnerStatus, serverTime: number): Sta
 }
 
 export function statusJson(s: Status, serverTime = s.server_time): StatusJson {
-  const phase = phaseNames[s.phase] ?? 'pre-show';
+  const phase = runnerPhaseNames.fromProto(s.phase) ?? 'pre-show';
   const a = phase === 'running' ? s.active_cue : undefined;
   return {
     server_time: serverTime,
@@ -122,14 +121,23 @@ const verbErrors: Record<Verb, ('runner.not_running' | 'runner.ended_cannot_star
   end: ['runner.not_running'],
 };
 
+/** The status now: the read model when it has the rundown, else the runner (which fills the read model). */
+export async function currentStatus(
+  reader: RunnerStatusReader,
+  clients: Pick<Clients, 'runner'>,
+  principal: Principal,
+  rundownId: string,
+  caller: Parameters<Clients['runner']['getStatus']>[1],
+  /** The runner's answer is clocked at this instant (default: its own `server_time`). */
+  serverTime?: number,
+): Promise<StatusJson> {
+  const stored = await reader.get(principal, rundownId);
+  if (stored) return storedStatusJson(stored, Date.now());
+  return statusJson(await clients.runner.getStatus({ rundown_id: rundownId }, caller), serverTime);
+}
+
 /** The show runner's control surface (the token may come as ?token=). Mapping only. */
 export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): RouteDef[] {
-  /** The read model when it has the rundown, else the runner (which fills the read model). */
-  const currentStatus = async (principal: Principal, rundownId: string, caller: Parameters<Clients['runner']['getStatus']>[1]): Promise<StatusJson> => {
-    const stored = await reader.get(principal, rundownId);
-    if (stored) return storedStatusJson(stored, Date.now());
-    return statusJson(await clients.runner.getStatus({ rundown_id: rundownId }, caller));
-  };
   const simple = (verb: Verb) =>
     defineRoute({
       method: 'post',
@@ -155,7 +163,7 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       role: 'VIEW',
       errors: ['rundowns.not_found'],
       response: statusRecord,
-      handler: async ({ params, principal, caller }) => ({ data: await currentStatus(principal, params.id!, caller) }),
+      handler: async ({ params, principal, caller }) => ({ data: await currentStatus(reader, clients, principal, params.id!, caller) }),
     }),
     defineRoute({
       method: 'get',
@@ -166,7 +174,7 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       role: 'VIEW',
       errors: ['rundowns.not_found'],
       response: countdownRecord,
-      handler: async ({ params, principal, caller }) => ({ data: countdownJson(await currentStatus(principal, params.id!, caller)) }),
+      handler: async ({ params, principal, caller }) => ({ data: countdownJson(await currentStatus(reader, clients, principal, params.id!, caller)) }),
     }),
     simple('start'),
     simple('pause'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { bulkItems, single } from './common.js';
+import { bulkItems, pageLimit, single } from './common.js';
 
 /** Characters as the specification counts them (code points, so an emoji is one). */
 const cellText = z
@@ -19,16 +19,14 @@ export const cellWrite = z
     if ((body.content === undefined) === (body.content_html === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['content'], message: 'Give exactly one of content and content_html.' });
     }
-  });
+  })
+  .meta({ examples: [{ cue_id: 'cue_01HZX3K2', column_id: 'col_01HZX3A1', content_html: '<p>Good <b>evening</b>.</p>' }] });
 export type CellWriteBody = z.infer<typeof cellWrite>;
 
-export const bulkCellsBody = z.strictObject({ items: bulkItems(cellWrite, 'cells') });
+export const bulkCellsBody = z
+  .strictObject({ items: bulkItems(cellWrite, 'cells') })
+  .meta({ examples: [{ items: [{ cue_id: 'cue_01HZX3K2', column_id: 'col_01HZX3A1', content: 'Good evening.' }, { cue_id: 'cue_01HZX3K2', column_id: 'col_01HZX3A2', content_html: '<b>CAM 1</b>' }] }] });
 
-const limit = z
-  .string()
-  .regex(/^\d+$/, 'must be an integer')
-  .transform(Number)
-  .pipe(z.number().int().min(limits.page.min).max(limits.page.max));
 
 /**
  * The cells query (CONTRACT §3): `cue_id` + `column_id` is one coordinate, either alone a row or a
@@ -38,7 +36,7 @@ const limit = z
 export const cellsQuery = z.strictObject({
   cue_id: single(z.string().min(1, 'must not be empty')).optional(),
   column_id: single(z.string().min(1, 'must not be empty')).optional(),
-  limit: single(limit).optional(),
+  limit: single(pageLimit).optional(),
   cursor: single(z.string().min(1, 'must not be empty')).optional(),
 });
 

@@ -20,12 +20,18 @@ const atMostOnePosition = (body: Positioned, ctx: z.RefinementCtx) => {
 /** The API creates text columns only (the other types are read-only through it). */
 const textOnly = z.literal('text', { error: 'The API creates text columns only; select, image and attachment columns are read-only.' });
 
-export const createColumnBody = z.strictObject({ name: columnName, type: textOnly.optional(), ...position }).superRefine(atMostOnePosition);
+export const createColumnBody = z
+  .strictObject({ name: columnName, type: textOnly.optional(), ...position })
+  .superRefine(atMostOnePosition)
+  .meta({ examples: [{ name: 'Graphics', after_column_id: 'col_01HZX3A1' }] });
 
 /** `name` is required on a PATCH (a body without it is `columns.empty_patch`). */
-export const patchColumnBody = z.strictObject({ name: columnName.optional(), ...position }).superRefine(atMostOnePosition);
+export const patchColumnBody = z
+  .strictObject({ name: columnName.optional(), ...position })
+  .superRefine(atMostOnePosition)
+  .meta({ examples: [{ name: 'Lower thirds' }] });
 
-export const reorderColumnsBody = z.strictObject({ column_ids: z.array(columnId) });
+export const reorderColumnsBody = z.strictObject({ column_ids: z.array(columnId) }).meta({ examples: [{ column_ids: ['col_01HZX3A2', 'col_01HZX3A1'] }] });
 
 export const adminCreateColumnBody = z.strictObject({
   name: columnName,

@@ -1,14 +1,25 @@
 import { z } from 'zod';
 import { checkBulkSize, limits } from '@rundown/shared';
 
-/** A query parameter given once (Express turns a repeated one into an array). */
-export const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
-  z.string({ error: 'must be given once, as a string' }).pipe(schema);
+/**
+ * A query parameter given once (Express turns a repeated one into an array). The OpenAPI document
+ * describes it by the inner schema's input (its pattern, lengths), not by the bare outer string.
+ */
+export const single = <T extends z.ZodType<unknown, string>>(schema: T) => {
+  const { $schema: _dialect, ...input } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.string({ error: 'must be given once, as a string' }).pipe(schema).meta(input);
+};
+
+/** `?limit=` of a paginated list: digits read as a whole number in the page range (and documented as that integer). */
+export const pageLimit = z
+  .string()
+  .regex(/^\d+$/, 'must be an integer')
+  .transform(Number)
+  .pipe(z.number().int().min(limits.page.min).max(limits.page.max))
+  .meta({ type: 'integer', minimum: limits.page.min, maximum: limits.page.max });
 
 export const pageQuery = z.object({
-  limit: single(
-    z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(limits.page.min).max(limits.page.max)),
-  ).optional(),
+  limit: single(pageLimit).optional(),
   cursor: single(z.string().min(1, 'must not be empty')).optional(),
 });
 

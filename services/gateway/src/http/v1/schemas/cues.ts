@@ -34,7 +34,9 @@ export const cueFields = {
   scheduled: z.boolean().optional(),
 };
 
-export const cueBody = z.strictObject({ ...cueFields, position: position.optional() });
+export const cueBody = z
+  .strictObject({ ...cueFields, position: position.optional() })
+  .meta({ examples: [{ title: 'Weather', subtitle: 'Studio B', duration_ms: 120000, background_color: '#1f6feb', position: { after_cue_id: 'cue_01HZX3K2' } }] });
 export type CueBody = z.infer<typeof cueBody>;
 
 /** A bulk item: with `id` a PATCH of that cue (at least one field), without a create. */
@@ -45,11 +47,13 @@ const bulkItem = z
   });
 export type BulkItemBody = z.infer<typeof bulkItem>;
 
-export const bulkCuesBody = z.strictObject({ items: bulkItems(bulkItem, 'cues') });
+export const bulkCuesBody = z
+  .strictObject({ items: bulkItems(bulkItem, 'cues') })
+  .meta({ examples: [{ items: [{ title: 'Sports', duration_ms: 90000, position: { end: true } }, { id: 'cue_01HZX3K2', title: 'Opening (new)' }] }] });
 
 export const reorderCuesBody = z.strictObject({
   items: z.array(z.strictObject({ id: cueId, parent_id: cueId.nullable().optional() })),
-});
+}).meta({ examples: [{ items: [{ id: 'cue_01HZX3K2' }, { id: 'cue_01HZX3M9', parent_id: null }, { id: 'cue_01HZX3P4', parent_id: 'cue_01HZX3M9' }] }] });
 
 export const cueRecord = z.object({
   id: z.string(),
@@ -67,6 +71,14 @@ export const cueRecord = z.object({
   scheduled: z.boolean(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
+}).meta({
+  examples: [
+    {
+      id: 'cue_01HZX3K2', type: 'cue', title: 'Opening', subtitle: 'Anchor on cam 1', duration_ms: 60000, background_color: '#1f6feb', start_time: null,
+      prevent_edits: false, skip: false, skipped_by: null, parent_id: null, auto_advance: false, scheduled: false,
+      created_at: '2026-11-20T09:13:00.000Z', updated_at: '2026-11-22T17:41:00.000Z',
+    },
+  ],
 });
 
 export const cueList = z.object({ items: z.array(cueRecord), next_cursor: z.null() });

@@ -9,14 +9,14 @@ const optionalFields = {
   description: z.string().max(limits.mentionDescriptionChars).optional(),
 };
 
-export const createMentionBody = z.strictObject({ name, ...optionalFields });
+export const createMentionBody = z.strictObject({ name, ...optionalFields }).meta({ examples: [{ name: 'Anna (anchor)', color: '#d29922', description: 'Main presenter' }] });
 
-export const patchMentionBody = z.strictObject({ name: name.optional(), ...optionalFields });
+export const patchMentionBody = z.strictObject({ name: name.optional(), ...optionalFields }).meta({ examples: [{ color: '#8250df' }] });
 
 /** Upsert by id: an item with `id` changes that mention, one without creates a mention. */
 export const bulkMentionsBody = z.strictObject({
   items: bulkItems(z.strictObject({ id: z.string().min(1).optional(), name, ...optionalFields }), 'mentions'),
-});
+}).meta({ examples: [{ items: [{ name: 'Ben (reporter)' }, { id: 'men_01HZX3C4', color: '#1a7f37', name: 'Anna' }] }] });
 
 export const mentionRecord = z.object({
   id: z.string(),

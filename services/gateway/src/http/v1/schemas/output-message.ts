@@ -8,7 +8,7 @@ export const patchOutputMessageBody = z.strictObject({
   color: color.optional(),
   bold: z.boolean().optional(),
   underline: z.boolean().optional(),
-});
+}).meta({ examples: [{ text: 'Wrap up in 30 seconds', visible: true, color: '#cf222e', bold: true }] });
 
 export const outputMessageRecord = z.object({
   text: z.string(),

@@ -32,6 +32,19 @@ export const createRundownBody = z.strictObject({
   columns: z.array(columnInput).optional(),
   // Cells, hierarchy rules and column-name uniqueness are the rundown service's, which reports them as issues.
   cues: z.array(newCue).optional(),
+}).meta({
+  examples: [
+    {
+      title: 'Evening News',
+      timezone: 'Europe/Berlin',
+      start_time: '2026-11-22T18:00:00Z',
+      columns: [{ name: 'Script' }, { name: 'Camera' }],
+      cues: [
+        { title: 'Opening', duration_ms: 60000, cells: { Script: 'Good evening.', Camera: 'CAM 1' } },
+        { type: 'group', title: 'Headlines', children: [{ title: 'Story 1', duration_ms: 90000 }] },
+      ],
+    },
+  ],
 });
 
 export type SettingsPatchBody = z.infer<typeof settingsPatch>;
@@ -45,7 +58,7 @@ export const patchRundownBody = z.strictObject({
   start_time: epochMs.nullable().optional(),
   status: z.enum(rundownStatuses).optional(),
   settings: settingsPatch.nullable().optional().transform((v) => (v === null ? resetAllSettings : v)),
-});
+}).meta({ examples: [{ title: 'Evening News (late edition)', status: 'approved', settings: { cue_numbering: { prefix: 'A', padding: 2 } } }] });
 
 export const cueOrderNode: z.ZodType<{ id: string; children?: { id: string }[] }> = z.object({
   id: z.string(),
@@ -74,6 +87,8 @@ export const includeList = <T extends string>(allowed: readonly [T, ...T[]]) =>
   single(
     z
       .string()
+      // For the OpenAPI document: what the transform below accepts (each name once is checked after).
+      .meta({ pattern: `^(${allowed.join('|')})(,(${allowed.join('|')}))*$` })
       .transform((v) => v.split(','))
       .pipe(
         z

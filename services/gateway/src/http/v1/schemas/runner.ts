@@ -4,7 +4,7 @@ import { limits } from '@rundown/shared';
 /** Bodies of the show-control actions (CONTRACT §6); the bodyless ones take nothing (or `{}`). */
 export const noActionBody = z.strictObject({});
 
-export const jumpBody = z.strictObject({ cue_id: z.string().min(1).max(64) });
+export const jumpBody = z.strictObject({ cue_id: z.string().min(1).max(64) }).meta({ examples: [{ cue_id: 'cue_01HZX3P4' }] });
 
 export const adjustDurationBody = z.strictObject({
   delta_ms: z
@@ -13,7 +13,7 @@ export const adjustDurationBody = z.strictObject({
     .min(-limits.durationMsMax)
     .max(limits.durationMsMax)
     .refine((v) => v !== 0, 'must be a non-zero integer (ms)'),
-});
+}).meta({ examples: [{ delta_ms: 30000 }, { delta_ms: -15000 }] });
 
 const activeCue = z.object({
   id: z.string(),
@@ -30,6 +30,14 @@ export const statusRecord = z.object({
   next_cue: z.object({ id: z.string(), title: z.string() }).nullable(),
   phase: z.enum(['pre-show', 'running', 'ended']),
   revision: z.number().int(),
+}).meta({
+  examples: [
+    {
+      server_time: 1795370430000, state: 'running', phase: 'running', revision: 12,
+      active_cue: { id: 'cue_01HZX3K2', title: 'Opening', started_at: 1795370400000, paused_at: null, duration_ms: 60000 },
+      next_cue: { id: 'cue_01HZX3M9', title: 'Headlines' },
+    },
+  ],
 });
 
 export const countdownRecord = z.object({
