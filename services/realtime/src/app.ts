@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
-import { createClient, createLogger, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -52,6 +52,11 @@ export async function main(): Promise<void> {
       logger,
     });
     sockets.io.adapter(createAdapter(redis, sub));
+    observeGauge('rundown.socketio.connections', { description: 'Open v0 Socket.IO connections on this replica' }, () => sockets.io.engine.clientsCount);
+    // Readiness off first on SIGTERM (lifecycle.ts); the sockets are closed after the delay.
+    onStopping(() => {
+      ready = false;
+    });
     const processor = new EventProcessor(reader, views, sockets.broadcaster, config.NODE_ID, logger);
     await processor.start();
     await new Promise<void>((resolve, reject) => {
@@ -64,6 +69,8 @@ export async function main(): Promise<void> {
     return async () => {
       ready = false;
       await processor.stop();
+      // Every client sees its transport close (not a server-side disconnect) and so reconnects by
+      // itself, through the ingress or the gateway's proxy, to a replica still serving.
       await sockets.close();
       await grpc.shutdown();
       for (const client of Object.values(clients)) client.close();

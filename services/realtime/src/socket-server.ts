@@ -4,6 +4,7 @@ import { isAppError, type Logger, type V0Principal, type V0RateLimiter, type V0T
 import { snapshotEmits, type V0Emit } from './domain/v0-records.js';
 import type { Broadcaster } from './events/processor.js';
 import type { ViewStore } from './repositories/views.js';
+import { coalesceWrites } from './write-coalescing.js';
 
 export const SOCKET_PATH = '/api-v0/socket.io';
 const room = (rundownId: string) => `rundown:${rundownId}`;
@@ -48,6 +49,8 @@ export function createSocketServer(http: HttpServer, options: SocketServerOption
   });
   // Session ids name this replica, so a proxy can route a session's polling requests back here.
   io.engine.generateId = () => `${options.nodeId}.${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  // The frames of one change leave in one syscall per client (see write-coalescing.ts).
+  io.engine.on('connection', coalesceWrites);
 
   io.use((socket, next) => {
     void (async () => {

@@ -1,4 +1,4 @@
-import { AppError, checkBulkSize, limits, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
+import { AppError, checkBulkSize, limits, looksLikeId, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
 import type { CellRow, CellsRepository, StoredWrite } from '../repositories/cells.js';
 import { emptyContent, fromHtml, fromText } from './content.js';
 import type { CoordinatesPort, Layout } from './coordinates.js';
@@ -86,6 +86,12 @@ export class CellsService {
    */
   async list(ctx: CallerContext, rundownId: string, scope: { cueId?: string; columnId?: string }, limit: number, cursor?: string): Promise<CellPage> {
     const { cueId, columnId } = scope;
+    if ((cueId !== undefined && !looksLikeId(cueId)) || (columnId !== undefined && !looksLikeId(columnId))) {
+      // An impossible id names nothing: the rundown context's answer (access first) says which not_found.
+      const layout = await this.rundowns.describe(ctx, rundownId, { cueIds: cueId === undefined ? [] : [cueId], columnIds: columnId === undefined ? [] : [columnId] });
+      if (cueId !== undefined) findCue(layout, rundownId, cueId);
+      if (columnId !== undefined) findColumn(layout, rundownId, columnId);
+    }
     const cursorScope = `cells:${rundownId}:${cueId ?? '*'}:${columnId ?? '*'}`;
     let after: { cue_id: string; column_id: string } | undefined;
     if (cursor !== undefined) {

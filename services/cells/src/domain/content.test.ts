@@ -1,4 +1,5 @@
-import { parseDocument } from 'htmlparser2';
+import fc from 'fast-check';
+import { Parser, parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import { describe, expect, it } from 'vitest';
 import { colourStyle, fromHtml, fromText, htmlText, sanitize } from './content.js';
@@ -109,4 +110,40 @@ describe('legitimate rich text', () => {
     expect(fromText('<script>alert(1)</script>').content_html).toBe('<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>');
     expect(fromText('')).toEqual({ content: '', content_html: '' });
   });
+});
+
+/** The text of HTML as an HTML parser reads it (htmlparser2, decoding entities): what `htmlText` must equal. */
+function parsedText(html: string): string {
+  const lineBreaking = new Set(['p', 'div', 'br', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'hr']);
+  let text = '';
+  const newline = (name: string) => {
+    if (lineBreaking.has(name) && text !== '' && !text.endsWith('\n')) text += '\n';
+  };
+  const parser = new Parser({ ontext: (chunk) => (text += chunk), onopentag: newline, onclosetag: newline }, { decodeEntities: true });
+  parser.end(html);
+  return text.replace(/[ \t]*\n[ \t]*/g, '\n').trim();
+}
+
+describe('the text of sanitized HTML', () => {
+  it('reads the sanitizer output exactly as an HTML parser does (corpus, samples, generated markup)', () => {
+    const agree = (input: string) => {
+      const clean = sanitize(input);
+      expect(htmlText(clean)).toBe(parsedText(clean));
+    };
+    for (const payload of xssCorpus) {
+      agree(payload);
+      agree(`<p>ok ${payload} more</p><ul><li>${payload}</li></ul>`);
+    }
+    const names = ['p', 'b', 'i', 'br', 'hr', 'ul', 'li', 'ol', 'div', 'span', 'a', 'pre', 'h1', 'blockquote', 'rs-mention', 'script', 'style', 'textarea', 'svg', 'table', 'td'];
+    const piece = fc.oneof(
+      fc.constantFrom(...names).chain((n) => fc.constantFrom(`<${n}>`, `</${n}>`, `<${n} style="color:red" href="https://a.example/?q=1&amp;r=<2>">`, `<${n}/>`)),
+      fc.constantFrom('&amp;', '&nbsp;', '&lt;', '&#60;', '&quot;', '<', '>', '"', "'", ' ', '\n', '\t', '<!-- c -->', '<![CDATA[x]]>', '</', 'caf\u00e9'),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => agree(pieces.join(''))),
+      { numRuns: 1_000 },
+    );
+    // A few seconds of CPU; generous for a loaded machine.
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { outboxMigration } from '@rundown/shared';
+import { outboxMigration, outboxTraceMigration } from '@rundown/shared';
 import { Cells1764100000000 } from './1764100000000-cells.js';
 
-export const migrations = [Cells1764100000000, outboxMigration('cells', 1764200000000)];
+export const migrations = [Cells1764100000000, outboxMigration('cells', 1764200000000), outboxTraceMigration('cells', 1764900000000)];

@@ -1,40 +1,10 @@
 import { Change, RunnerPhase, type Event, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
-import { cueTypeNames, rundownStatusNames } from '@rundown/shared';
+import { cueTypeNames, rundownStatusNames, type V0Cue, type V0PushEventName, type V0Rundown, type V0Timesnap } from '@rundown/shared';
 
-/** The v0 push-channel records, exactly as the specification's Events table names them. */
-export interface V0Rundown {
-  id: string;
-  name: string;
-  startTime: string | null;
-  endTime: string | null;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface V0Cue {
-  id: string;
-  type: string;
-  title: string;
-  subtitle: string;
-  duration: number;
-  backgroundColor: string;
-  locked: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface V0Timesnap {
-  lastStop: number | null;
-  kickoff: number | null;
-  running: boolean;
-  cueId: string | null;
-  deadline: number | null;
-  /** Only after the show ended (CONTRACT §8): legacy clients show "Ended" from it. */
-  ended?: true;
-}
+/** The v0 push-channel records (CONTRACT §8): their schemas are in the shared library, which the gateway's AsyncAPI document also reads. */
+export type { V0Cue, V0Rundown, V0Timesnap };
 
 /** What a v0 client of one rundown knows: the state it is sent at connect and kept current by events. */
 export interface V0View {
@@ -49,7 +19,7 @@ export interface V0View {
   timesnap: V0Timesnap;
 }
 
-export type V0EventName = 'rundown' | 'currentCue' | 'nextCue' | 'timesnap';
+export type V0EventName = Exclude<V0PushEventName, 'serverTime'>;
 export interface V0Emit {
   event: V0EventName;
   payload: V0Rundown | V0Cue | V0Timesnap | null;

@@ -1,10 +1,12 @@
 import type { Redis } from 'ioredis';
-import { decodeEvent, eventKeys, type Logger } from '@rundown/shared';
+import { decodeStreamEntry, eventKeys, type Logger } from '@rundown/shared';
 import { applyEvent, type V0Emit } from '../domain/v0-records.js';
-import type { ViewStore } from '../repositories/views.js';
+import type { StreamEntries, ViewStore } from '../repositories/views.js';
 
 export const CONSUMER_GROUP = 'realtime-v0';
 const CLAIM_IDLE_MS = 10_000;
+/** Stream entries read per step while applying a rundown's events. */
+const PAGE = 500;
 
 export interface Broadcaster {
   /** Sends to every client of the rundown on every replica (through the Redis adapter). */
@@ -104,14 +106,12 @@ export class EventProcessor {
 
   /** Applies and emits every event of the rundown after its view's position (no view: nobody watches it yet). */
   async advance(rundownId: string): Promise<void> {
-    await this.views.advanceLocked(rundownId, async (start) => {
+    await this.views.advanceLocked(rundownId, PAGE, async (start, firstPage) => {
       let view = start;
-      for (;;) {
-        const raw = (await this.views.redisClient.xrangeBuffer(eventKeys.rundown(rundownId), `(${view.pos}`, '+', 'COUNT', 500)) as [Buffer, Buffer[]][];
-        for (const [idBuf, fields] of raw) {
-          const at = fields.findIndex((f, i) => i % 2 === 0 && f.toString() === 'e');
-          if (at < 0) continue;
-          const applied = applyEvent(view, idBuf.toString(), decodeEvent(fields[at + 1]!));
+      for (let raw = firstPage; ; ) {
+        for (const entry of raw) {
+          const { id, event } = decodeStreamEntry(entry);
+          const applied = applyEvent(view, id, event);
           if (applied.removed) {
             this.broadcaster.disconnectRundown(rundownId);
             await this.views.remove(rundownId);
@@ -120,7 +120,9 @@ export class EventProcessor {
           for (const emit of applied.emits) this.broadcaster.emit(rundownId, emit);
           view = applied.view;
         }
-        if (raw.length < 500) return view === start ? undefined : view;
+        if (raw.length < PAGE) return view === start ? undefined : view;
+        const after = raw[raw.length - 1]![0].toString();
+        raw = (await this.views.redisClient.xrangeBuffer(eventKeys.rundown(rundownId), `(${after}`, '+', 'COUNT', PAGE)) as StreamEntries;
       }
     });
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError, eventKeys, type CallerContext, type PromiseClient } from '@rundown/shared';
+import { AppError, eventKeys, latestEventId, type CallerContext, type PromiseClient } from '@rundown/shared';
 import type { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { Phase, type RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -18,21 +18,27 @@ const LOCK_MS = 5_000;
 const BUSY = Symbol('busy');
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-// KEYS: lock, view. No view: nothing to do (0). Lock taken: 1 and the view. Busy: 2.
-const ACQUIRE_WITH_VIEW = `
+// KEYS: lock, view, the rundown's event stream. No view: nothing to do (0). Busy: 2. Lock taken: 1,
+// the view, and the stream's entries after the view's position (at most ARGV[3]) read in the same
+// step, so the event path costs one round trip before its emits instead of two.
+const ACQUIRE_AND_READ = `
 local view = redis.call('GET', KEYS[2])
 if not view then return {0} end
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, view} end
-return {2}`;
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {2} end
+local pos = cjson.decode(view).pos
+return {1, view, redis.call('XRANGE', KEYS[3], '(' .. pos, '+', 'COUNT', tonumber(ARGV[3]))}`;
 // KEYS: view, lock. Stores the view and releases the lock in one step (after the publishes before it).
 const PUT_AND_RELEASE = `
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 return 1`;
 
+/** Stream entries as Redis sends them: `[id, [field, value, ...]]`. */
+export type StreamEntries = [Buffer, Buffer[]][];
+
 type Scripted = {
   v0ReleaseLock(key: string, token: string): Promise<number>;
-  v0AcquireWithView(lock: string, view: string, token: string, ttl: number): Promise<[0] | [1, string] | [2]>;
+  v0AcquireAndReadBuffer(lock: string, view: string, stream: string, token: string, ttl: number, count: number): Promise<[0] | [1, Buffer, StreamEntries] | [2]>;
   v0PutAndRelease(view: string, lock: string, json: string, ttl: number, token: string): Promise<number>;
 };
 
@@ -53,7 +59,7 @@ export class ViewStore {
   ) {
     if (!('v0ReleaseLock' in redis)) {
       redis.defineCommand('v0ReleaseLock', { numberOfKeys: 1, lua: RELEASE });
-      redis.defineCommand('v0AcquireWithView', { numberOfKeys: 2, lua: ACQUIRE_WITH_VIEW });
+      redis.defineCommand('v0AcquireAndRead', { numberOfKeys: 3, lua: ACQUIRE_AND_READ });
       redis.defineCommand('v0PutAndRelease', { numberOfKeys: 2, lua: PUT_AND_RELEASE });
     }
   }
@@ -83,21 +89,22 @@ export class ViewStore {
   }
 
   /**
-   * The event path in three round trips: take the lock and read the view in one script (nothing
-   * when the rundown has no view: nobody watches it), run `work` (it publishes), then store what it
-   * answers and release in one script. `work` answering undefined stores nothing.
+   * The event path in two round trips: take the lock, read the view and the stream's entries after
+   * its position in one script (nothing when the rundown has no view: nobody watches it), run
+   * `work` (it publishes; it may read further pages itself), then store what it answers and release
+   * in one script. `work` answering undefined stores nothing.
    */
-  async advanceLocked(rundownId: string, work: (view: V0View) => Promise<V0View | undefined>): Promise<void> {
+  async advanceLocked(rundownId: string, pageSize: number, work: (view: V0View, firstPage: StreamEntries) => Promise<V0View | undefined>): Promise<void> {
     const lock = `v0:lock:${rundownId}`;
     const token = randomBytes(8).toString('hex');
-    const view = await this.untilFree(rundownId, async () => {
-      const got = await this.scripts.v0AcquireWithView(lock, this.key(rundownId), token, LOCK_MS);
-      return got[0] === 2 ? BUSY : got[0] === 1 ? (JSON.parse(got[1]) as V0View) : undefined;
+    const got = await this.untilFree(rundownId, async () => {
+      const reply = await this.scripts.v0AcquireAndReadBuffer(lock, this.key(rundownId), eventKeys.rundown(rundownId), token, LOCK_MS, pageSize);
+      return reply[0] === 2 ? BUSY : reply[0] === 1 ? { view: JSON.parse(reply[1].toString()) as V0View, entries: reply[2] } : undefined;
     });
-    if (!view) return;
+    if (!got) return;
     let next: V0View | undefined;
     try {
-      next = await work(view);
+      next = await work(got.view, got.entries);
     } catch (error) {
       await this.scripts.v0ReleaseLock(lock, token).catch(() => undefined);
       throw error;
@@ -135,7 +142,7 @@ export class ViewStore {
    * changes nothing). `rundowns.not_found` when the team cannot see the rundown.
    */
   async build(rundownId: string, teamId: string): Promise<V0View> {
-    const [last] = await this.redis.xrevrange(eventKeys.rundown(rundownId), '+', '-', 'COUNT', 1);
+    const last = await latestEventId(this.redis, rundownId);
     const caller: CallerContext = { requestId: `req_${randomBytes(12).toString('hex')}`, teamId, role: 'VIEW' };
     const [rundown, status] = await Promise.all([
       this.clients.rundown.getRundown({ rundown_id: rundownId }, caller),
@@ -148,7 +155,7 @@ export class ViewStore {
     const phase = status.phase === Phase.PHASE_RUNNING ? 'running' : status.phase === Phase.PHASE_ENDED ? 'ended' : 'pre-show';
     return {
       teamId,
-      pos: last?.[0] ?? '0-0',
+      pos: last,
       revision: status.revision,
       rundown: v0Rundown(rundown),
       currentCue: v0Cue(current),

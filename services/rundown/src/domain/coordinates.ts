@@ -37,7 +37,14 @@ export class CoordinatesService {
     const scope = scopeOf(ctx);
     const found = looksLikeId(rundownId) && !(scope.rundownId && scope.rundownId !== rundownId);
     const row = found
-      ? await this.coordinates.find(this.transactions.db, scope.teamId, rundownId, query.allCues ? undefined : query.cueIds, query.allColumns ? undefined : query.columnIds)
+      ? await this.coordinates.find(
+          this.transactions.db,
+          scope.teamId,
+          rundownId,
+          // An id no id could look like names nothing (and may hold what PostgreSQL text refuses, NUL).
+          query.allCues ? undefined : query.cueIds.filter(looksLikeId),
+          query.allColumns ? undefined : query.columnIds.filter(looksLikeId),
+        )
       : undefined;
     if (!row) throw new AppError('rundowns.not_found');
     return {

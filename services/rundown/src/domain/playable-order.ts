@@ -8,6 +8,9 @@ export interface PlayableOrder {
   team_id: string;
   /** Every cue in display order; the runner decides what plays (CONTRACT §6). */
   cues: CueRecord[];
+  /** The runner's timing plan starts here (CONTRACT §10), and its report prints times in this zone. */
+  start_time: number | null;
+  timezone: string | null;
 }
 
 /**
@@ -26,7 +29,7 @@ export class PlayableOrderService {
     return this.transactions.snapshot(async (tx) => {
       const rundown = await this.rundowns.findVisible('admin', rundownId, tx);
       const draft = new CueDraft(rundownId, rundown.cue_tree, await this.cues.all(tx, rundownId));
-      return { rundown_id: rundownId, team_id: rundown.team_id, cues: draft.records() };
+      return { rundown_id: rundownId, team_id: rundown.team_id, cues: draft.records(), start_time: rundown.start_time, timezone: rundown.timezone };
     });
   }
 }

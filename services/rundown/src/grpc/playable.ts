@@ -14,7 +14,13 @@ export function playableOrderHandlers(service: PlayableOrderService): ServiceBin
     {
       getPlayableOrder: async (req) => {
         const order = await service.get(req.rundown_id);
-        return { rundown_id: order.rundown_id, team_id: order.team_id, cues: order.cues.map(cueMessage) };
+        return {
+          rundown_id: order.rundown_id,
+          team_id: order.team_id,
+          cues: order.cues.map(cueMessage),
+          start_time: order.start_time ?? undefined,
+          timezone: order.timezone ?? undefined,
+        };
       },
     },
     { edge: [], services: { runner: ['getPlayableOrder'] } },

@@ -1,4 +1,4 @@
-import { outboxMigration } from '@rundown/shared';
+import { outboxMigration, outboxTraceMigration } from '@rundown/shared';
 import { Rundowns1763800000000 } from './1763800000000-rundowns.js';
 import { Content1763960000000 } from './1763960000000-content.js';
 import { MentionColor1764000000000 } from './1764000000000-mention-color.js';
@@ -9,4 +9,6 @@ export const migrations = [
   MentionColor1764000000000,
   // The transactional outbox of the rundown's domain events (services/shared/src/outbox).
   outboxMigration('rundown', 1764100000000),
+  // The originating trace of each event (the relay's span links to it).
+  outboxTraceMigration('rundown', 1764900000000),
 ];
