@@ -6,6 +6,7 @@
 #    Socket.IO routed to realtime) into a temp folder
 # 3. renders that must fail (guards for bad settings) do fail
 # 4. scripts/validate-manifests.mjs: YAML, Kubernetes schemas, chart invariants
+# 5. scripts/check-skaffold.mjs: skaffold.yaml against skaffold's schema; every profile's release renders
 #
 # Env: HELM (default node_modules/.bin/helm), KUBE_VERSION (default 1.27.0), KEEP_RENDER=1 keeps the output.
 set -euo pipefail
@@ -83,6 +84,7 @@ node --input-type=module -e '
   writeFileSync(process.argv[1], stringify({ probe, gateway: { upstreams: [...values.gateway.upstreams, "probe"] } }));
 ' "$OUT/new-service.yaml"
 render new-service -f deploy/values/production.yaml -f "$OUT/new-service.yaml"
+render service-monitor -f deploy/values/production.yaml --set metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prometheus
 
 # Renders that must be refused, with the message that explains why.
 expect_failure() { # expect_failure <description> <expected message fragment> <helm args...>
@@ -107,7 +109,10 @@ expect_failure "unknown values key" "Additional property" --set gateway.replicas
 expect_failure "JWK without kid" "kid" --set-string 'secrets.jwtPrivateKeys=[{"kty":"EC"}]'
 expect_failure "weak INTERNAL_CONTEXT_KEYS" "secrets.internalContextKeys" --set secrets.internalContextKeys=k1:too-short
 expect_failure "rundown without auth (its plan facts)" "AUTH_ADDR" --set auth.enabled=false,gateway.enabled=false
+expect_failure "grace period longer than the pod's" "terminationGracePeriodSeconds" --set config.shutdown.graceMs=60000
 
 echo "== validate rendered manifests"
 node scripts/validate-manifests.mjs "$OUT"/render/*
+echo "== skaffold.yaml"
+HELM="$HELM" node scripts/check-skaffold.mjs
 echo "== chart OK"

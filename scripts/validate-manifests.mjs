@@ -132,6 +132,17 @@ function checkDocument({ where, doc }) {
   } else {
     check(DNS_SUBDOMAIN.test(name) && name.length <= 253, id, 'name is not a DNS-1123 subdomain');
   }
+  // The Prometheus Operator's CRD has no kubernetes-models schema: its shape is checked by hand here,
+  // and (in the invariants) that the Service it selects has the port it names.
+  if (doc.apiVersion === 'monitoring.coreos.com/v1' && doc.kind === 'ServiceMonitor') {
+    const endpoints = doc.spec?.endpoints;
+    const ok =
+      check(isObject(doc.spec?.selector?.matchLabels) && Object.keys(doc.spec.selector.matchLabels).length > 0, id, 'spec.selector.matchLabels missing') &
+      check(Array.isArray(endpoints) && endpoints.length > 0, id, 'spec.endpoints missing') &
+      check((endpoints ?? []).every((e) => typeof e.port === 'string' && typeof e.path === 'string'), id, 'every endpoint needs a port name and a path');
+    if (ok) checks += 1;
+    return ok;
+  }
   const Model = modelFor(doc.apiVersion, doc.kind);
   if (!check(Model, id, `no schema for ${doc.apiVersion} ${doc.kind} (unknown or removed API)`)) return false;
   try {
@@ -217,6 +228,16 @@ function checkRelease(dir, docs) {
   const policies = byKind('NetworkPolicy').map((d) => d.doc);
   const configMaps = named('ConfigMap', regular);
   const services = byKind('Service').map((d) => d.doc);
+
+  // A ServiceMonitor selects a Service of its namespace that has every port it scrapes.
+  for (const { where, doc } of byKind('ServiceMonitor')) {
+    const id = `${where} ServiceMonitor/${doc.metadata.name}`;
+    const selected = services.filter((svc) => matches(doc.spec?.selector?.matchLabels, svc.metadata?.labels ?? {}));
+    check(selected.length > 0, id, 'selects no Service');
+    for (const endpoint of doc.spec?.endpoints ?? []) {
+      check(selected.some((svc) => (svc.spec?.ports ?? []).some((p) => p.name === endpoint.port)), id, `no selected Service has a port named ${endpoint.port}`);
+    }
+  }
 
   for (const { where, doc } of deployments) {
     const id = `${where} Deployment/${doc.metadata.name}`;

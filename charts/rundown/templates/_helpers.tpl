@@ -334,6 +334,16 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" $v.config.otel.exporterOtlpEndpoint -}}
 {{- end -}}
 {{- $_ := set $env "TOKEN_ENVIRONMENT" $v.config.tokenEnvironment -}}
+{{- with $v.config.shutdown -}}
+{{- $_ := set $env "SHUTDOWN_DELAY_MS" (toString .delayMs) -}}
+{{- $_ := set $env "SHUTDOWN_GRACE_MS" (toString .graceMs) -}}
+{{- if le (mul $svc.terminationGracePeriodSeconds 1000) (add .delayMs .graceMs) -}}
+{{- fail (printf "%s.terminationGracePeriodSeconds (%v s) must exceed config.shutdown.delayMs + graceMs (%v ms): the kubelet would kill a draining pod" $name $svc.terminationGracePeriodSeconds (add .delayMs .graceMs)) -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.metrics.enabled -}}
+{{- $_ := set $env "METRICS_PORT" (toString $v.metrics.port) -}}
+{{- end -}}
 {{- $_ := set $env "GRPC_PORT" (toString $svc.containerPorts.grpc) -}}
 {{- with (index $svc.containerPorts "grpc-admin") }}{{ $_ := set $env "ADMIN_GRPC_PORT" (toString .) }}{{ end -}}
 {{- with $svc.containerPorts.http }}{{ $_ := set $env "HTTP_PORT" (toString .) }}{{ end -}}
