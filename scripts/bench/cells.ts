@@ -8,7 +8,6 @@
 // where the launcher offers it, telemetry exported to a local OTLP sink as deployed) unless given
 // a running one: --url <base_url> --admin-url <admin_url> --admin-secret <secret>.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,15 +15,18 @@ import { fromHtml } from '../../services/cells/src/domain/content.js';
 import { pidListeningOn } from '../../test/support/processes.js';
 import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
 import { freePorts, startSystem } from '../launcher/child.js';
+import { quick, recordFigure, recordLatency } from './figures.js';
 import { formatSummary, summarize } from './stats.js';
-import { cpuMs } from './support.js';
+import { cpuMs, startTraceSink } from './support.js';
 
-const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--skip-pages] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
+const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--big-cues 1000] [--skip-pages] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
 const { values } = parseArgs({
   options: {
-    iterations: { type: 'string', default: '30' },
-    reads: { type: 'string', default: '1000' },
+    iterations: { type: 'string', default: quick ? '10' : '30' },
+    reads: { type: 'string', default: quick ? '300' : '1000' },
+    // Cues of the large rundown (x 50 columns); the quick run reads a smaller one.
+    'big-cues': { type: 'string', default: quick ? '200' : '1000' },
     // Leaves out the 50,000-cell rundown (its setup is most of the run); single reads use the small one.
     'skip-pages': { type: 'boolean', default: false },
     // Every service process writes a CPU profile (node --cpu-prof) into <dir> when it stops.
@@ -41,6 +43,7 @@ if (values.help) {
 }
 const iterations = Number(values.iterations);
 const reads = Number(values.reads);
+const bigCues = Number(values['big-cues']);
 const warmup = 3;
 
 interface Target {
@@ -171,7 +174,7 @@ async function run(target: Target): Promise<void> {
   let big = small;
   let all = targets;
   if (!values['skip-pages']) {
-  big = await layout(1000, 50);
+  big = await layout(bigCues, 50);
   all = coordinates(big);
   for (let i = 0; i < all.length; i += 500) {
     await v1('POST', `/rundowns/${big.id}/cells:bulk`, { items: all.slice(i, i + 500).map((c, j) => ({ ...c, content: `cell ${i + j}` })) });
@@ -195,7 +198,8 @@ async function run(target: Target): Promise<void> {
   }
   });
   print(formatSummary(`GET /cells whole rundown, page of 100 (${all.length} cells)`, summarize(pageTimes)));
-  print(`${'whole-rundown read, all 500 pages'.padEnd(34)} totals ${totals.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
+  print(`${`whole-rundown read, all ${all.length / 100} pages`.padEnd(34)} totals ${totals.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
+  recordFigure({ bench: 'cells', name: 'whole-rundown read (all pages), total', unit: 'ms', n: totals.length, max: Math.max(...totals), value: totals.reduce((a, b) => a + b, 0) / totals.length });
   if (Object.keys(pids).length) print(`${'  CPU ms per page'.padEnd(34)} ${pagesCpu}`);
   }
 
@@ -227,25 +231,15 @@ async function run(target: Target): Promise<void> {
   print(formatSummary('baseline GET /rundowns/:id (seq.)', base));
   if (Object.keys(pids).length) print(`${'  CPU ms per read'.padEnd(34)} ${baselineCpu}`);
   const ratio = (name: string, s: number[]) => print(`${name.padEnd(34)} p50 = ${(summarize(s).p50 / base.p50).toFixed(1)} x baseline p50`);
+  const baselineName = 'GET /rundowns/:id sequential';
+  const vsBase = (s: number[]) => ({ baseline: baselineName, ratio: summarize(s).p50 / base.p50 });
+  recordLatency('cells', baselineName, base);
+  recordLatency('cells', 'cells:bulk, 500 rich-text writes', summarize(bulk), vsBase(bulk));
+  if (pageTimes.length) recordLatency('cells', 'GET /cells page of 100, large rundown', summarize(pageTimes), vsBase(pageTimes));
+  recordLatency('cells', 'GET /cells one coordinate', summarize(single), vsBase(single));
   ratio('cells:bulk 500', bulk);
   if (pageTimes.length) ratio('GET /cells page of 100', pageTimes);
   ratio('GET /cells one coordinate', single);
-}
-
-/** A local OTLP/HTTP endpoint that accepts every export, so the services trace as deployed. */
-async function otlpSink(): Promise<{ url: string; close(): void; received(): number }> {
-  let count = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      count++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, close: () => server.close(), received: () => count };
 }
 
 if (values.url) {
@@ -256,7 +250,7 @@ if (values.url) {
   await run({ baseUrl: values.url, adminUrl: values['admin-url'], adminSecret: values['admin-secret'] });
 } else {
   print('starting the system through the launcher...');
-  const sink = await otlpSink();
+  const sink = await startTraceSink();
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_bench_cells');
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-cells-'));
@@ -282,10 +276,10 @@ if (values.url) {
       adminSecret: system.ready.admin_secret,
       ports: { gateway: system.ready.http_port, ...system.ready.grpc_ports },
     });
-    print(`telemetry: ${sink.received()} OTLP exports received; ${retried} requests retried (503 / revocation check unavailable)`);
+    print(`telemetry: ${(sink.received() / 1e6).toFixed(1)} MB of OTLP exports received; ${retried} requests retried (503 / revocation check unavailable)`);
   } finally {
     await system.stop();
-    sink.close();
+    sink.server.close();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
     await infra.stop();

@@ -10,13 +10,15 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
 import { freePorts, startSystem } from '../launcher/child.js';
+import { quick, recordLatency } from './figures.js';
 import { formatSummary, summarize } from './stats.js';
+import { startTraceSink } from './support.js';
 
 const usage = `Usage: npm run bench:cues -- [--iterations 30] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
 const { values } = parseArgs({
   options: {
-    iterations: { type: 'string', default: '30' },
+    iterations: { type: 'string', default: quick ? '10' : '30' },
     url: { type: 'string' },
     'admin-url': { type: 'string' },
     'admin-secret': { type: 'string' },
@@ -59,7 +61,9 @@ async function measure(name: string, work: () => Promise<number>): Promise<void>
     const ms = await work();
     if (i >= warmup) samples.push(ms);
   }
-  process.stdout.write(`${formatSummary(name, summarize(samples))}\n`);
+  const summary = summarize(samples);
+  process.stdout.write(`${formatSummary(name, summary)}\n`);
+  recordLatency('cues', name, summary);
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -115,7 +119,8 @@ if (values.url) {
   }
   await run({ baseUrl: values.url, adminUrl: values['admin-url'], adminSecret: values['admin-secret'] });
 } else {
-  process.stdout.write('starting the system through the launcher...\n');
+  process.stdout.write('starting the system through the launcher (compiled services, telemetry exported to a local sink)...\n');
+  const sink = await startTraceSink();
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_bench');
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-'));
@@ -126,6 +131,10 @@ if (values.url) {
       REDIS_URL: await isolatedRedis(infra.redisUrl, Number(process.env.BENCH_REDIS_DB ?? 13)),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      LAUNCH_MODE: 'compiled',
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_SAMPLER_ARG: '1',
     },
   });
   try {
@@ -135,5 +144,6 @@ if (values.url) {
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
     await infra.stop();
+    sink.server.close();
   }
 }

@@ -17,7 +17,7 @@
 //   Redis db BENCH_REDIS_DB (default 14), a throw-away PostgreSQL database.
 //
 // Traffic goes to loopback only, and every loop is bounded by time and by a request cap.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,15 +25,16 @@ import { parseArgs } from 'node:util';
 import { freePorts, startSystem } from '../launcher/child.js';
 import { createDatabase } from '../../test/support/infra.js';
 import { percentile, summarize } from './stats.js';
-import { cpuMs, startBareExpress, startTraceSink } from './support.js';
+import { quick, recordFigure, recordLatency } from './figures.js';
+import { cpuMs, servicePids, startBareExpress, startTraceSink } from './support.js';
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '12' },
-    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: quick ? '4' : '12' },
+    rounds: { type: 'string', default: quick ? '2' : '3' },
     concurrency: { type: 'string', default: '16' },
     warmup: { type: 'string', default: '2' },
-    sequential: { type: 'string', default: '1000' },
+    sequential: { type: 'string', default: quick ? '300' : '1000' },
     traces: { type: 'string', default: 'export' },
     profile: { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -49,29 +50,6 @@ const sequentialCount = Number(values.sequential);
 const traces = values.traces;
 if (traces !== 'export' && traces !== 'sdk' && traces !== 'off') throw new Error('--traces is export, sdk or off');
 const MAX_REQUESTS = 2_000_000;
-
-/** The launcher's service processes by name (`gateway`, `auth`, `rundown`), from /proc's child lists. */
-function servicePids(launcherPid: number): Map<string, number> {
-  const found = new Map<string, number>();
-  const visit = (pid: number) => {
-    let children: number[] = [];
-    try {
-      children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-        readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-      );
-    } catch {
-      return;
-    }
-    for (const child of children) {
-      const cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8');
-      const name = /services\/([^/]+)\/(?:dist|src)\/main\./.exec(cmd)?.[1];
-      if (name) found.set(name, child);
-      visit(child);
-    }
-  };
-  visit(launcherPid);
-  return found;
-}
 
 interface Result {
   name: string;
@@ -234,6 +212,21 @@ try {
   const sequential = summarize(sequentialSamples);
 
   const goals = { auth: 0.5, rundown: 0.25, sequentialP50: 1.5, sequentialP99: 5 };
+  const goalOf: Record<string, string> = { [results[2]!.name]: `ratio >= ${goals.auth}`, [results[3]!.name]: `ratio >= ${goals.rundown}` };
+  for (const r of results) {
+    recordFigure({
+      bench: 'edge',
+      name: `${r.name}, ${concurrency} conns`,
+      unit: 'req/s',
+      n: r.requests,
+      p50: r.p50,
+      p99: r.p99,
+      value: r.throughput,
+      ...(r === base ? {} : { baseline: base.name, ratio: r.throughput / base.throughput }),
+      ...(goalOf[r.name] ? { goal: goalOf[r.name] } : {}),
+    });
+  }
+  recordLatency('edge', 'GET /v1/rundowns/:id sequential, 1 conn', sequential, { goal: `p50 <= ${goals.sequentialP50}, p99 <= ${goals.sequentialP99}` });
   const ratios = { healthz: results[1]!.throughput / base.throughput, auth: results[2]!.throughput / base.throughput, rundown: results[3]!.throughput / base.throughput };
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ concurrency, seconds, rounds, traces, load: loadavg(), results, ratios, sequential, goals })}\n`);

@@ -7,10 +7,12 @@
  */
 import { parseArgs } from 'node:util';
 import { freePorts, startSystem } from '../launcher/child.js';
+import { quick, recordFigure, recordLatency } from './figures.js';
 import { formatSummary, summarize, timeSequential } from './stats.js';
+import { startTraceSink } from './support.js';
 import { createDatabase } from '../../test/support/infra.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '1000' }, warmup: { type: 'string', default: '200' } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: quick ? '300' : '1000' }, warmup: { type: 'string', default: quick ? '50' : '200' } } });
 const requests = Number(values.requests);
 const warmup = Number(values.warmup);
 
@@ -24,9 +26,20 @@ async function json(url: string, init: RequestInit & { token?: string }) {
   return body.data;
 }
 
+// Compiled services with every span exported to a sink that drops them, as deployed.
+const sink = await startTraceSink();
 const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'rundown_bench');
 const system = await startSystem({
-  env: { ...(await freePorts()), DATABASE_URL: database.url, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13', LOG_LEVEL: 'warn' },
+  env: {
+    ...(await freePorts()),
+    DATABASE_URL: database.url,
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? `redis://127.0.0.1:6379/${process.env.BENCH_REDIS_DB ?? 13}`,
+    LOG_LEVEL: 'warn',
+    LAUNCH_MODE: 'compiled',
+    OTEL_SDK_DISABLED: 'false',
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+    OTEL_TRACES_SAMPLER_ARG: '1',
+  },
 });
 try {
   const { ready } = system;
@@ -52,7 +65,10 @@ try {
   console.log(`start-up (launcher spawn → ready, migrations included): ${system.startupMs} ms (launcher's own count: ${ready.ready_ms} ms)`);
   console.log(formatSummary(`GET /v1/rundowns/:id (sequential)`, s));
   console.log(`throughput (sequential, one connection): ${(requests / seconds).toFixed(0)} req/s`);
+  recordFigure({ bench: 'latency', name: 'start-up, launcher spawn -> ready', unit: 'ms', value: system.startupMs });
+  recordLatency('latency', 'GET /v1/rundowns/:id sequential, 1 conn', s);
 } finally {
   await system.stop();
   await database.drop();
+  sink.server.close();
 }

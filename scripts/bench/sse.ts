@@ -12,24 +12,25 @@
 //      minus what it retained before (JS heap + external after two full GCs, read over the inspector,
 //      after a warm-up round of the same size), divided by N; and the same by RSS (which also counts
 //      GC garbage and allocator slack). Goal <= 20 KB.
+//   3. The bare push baseline (a plain Node HTTP SSE server in its own process, nothing else): the
+//      time from sending `POST /emit` to the last of the same N clients receiving the frame, against
+//      the time from sending `action:next` to the last client's `status` frame (the ratio).
 //   options: --clients 1000 --actions 100 --telemetry on|off (off: to see telemetry's share) --json
 //
 // Traffic goes to loopback only; every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request, type ClientRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
-import { freePort, freePorts, startSystem } from '../launcher/child.js';
+import { freePort } from '../launcher/child.js';
 import { formatSummary, summarize } from './stats.js';
-import { startTraceSink } from './support.js';
+import { quick, recordFigure, recordLatency } from './figures.js';
+import { must, processFootprint, startBarePush, startBenchSystem } from './support.js';
 
 const { values } = parseArgs({
   options: {
-    clients: { type: 'string', default: '1000' },
-    actions: { type: 'string', default: '100' },
+    clients: { type: 'string', default: quick ? '200' : '1000' },
+    actions: { type: 'string', default: quick ? '30' : '100' },
     json: { type: 'boolean', default: false },
     /** `off` measures the same without telemetry (to see its share); deployed is on. */
     telemetry: { type: 'string', default: 'on' },
@@ -40,16 +41,6 @@ const CLIENTS = Number(values.clients);
 const ACTIONS = Number(values.actions);
 const root = resolve(import.meta.dirname, '../..');
 
-async function must(url: string, method: string, token: string, body: unknown, status: number): Promise<Record<string, unknown>> {
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? (JSON.parse(text) as { data: Record<string, unknown> }).data : {};
-}
 
 /** The gateway under test: compiled, telemetry on, joining the launched system's services. */
 async function startCompiledGateway(env: Record<string, string>): Promise<{ pid: number; baseUrl: string; inspectPort: number; child: ChildProcess }> {
@@ -109,11 +100,6 @@ async function retainedBytes(inspectPort: number): Promise<{ heapUsed: number; e
   return { heapUsed: usage.heapUsed, external: usage.external };
 }
 
-function rssKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
-  return Number(/(\d+)/.exec(line)![1]);
-}
-
 /** A light SSE client: splits frames on blank lines and notes when each `status` revision arrived. */
 class StatusFollower {
   readonly seen = new Map<number, number>();
@@ -125,7 +111,10 @@ class StatusFollower {
   open(url: string, token: string, agent: Agent): Promise<void> {
     return new Promise((resolveOpen, reject) => {
       this.req = request(url, { agent, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`events answered ${res.statusCode}`));
+        if (res.statusCode !== 200) {
+          res.resume();
+          return reject(new Error(`events answered ${res.statusCode}`));
+        }
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           const now = performance.now();
@@ -149,7 +138,7 @@ class StatusFollower {
   }
 
   /** When this client got a status of at least `revision` (waits for it). */
-  async receivedAt(revision: number, timeoutMs = 10_000): Promise<number> {
+  async receivedAt(revision: number, timeoutMs = 30_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       for (const [r, at] of this.seen) if (r >= revision) return at;
@@ -171,26 +160,12 @@ class StatusFollower {
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 try {
-  const sink = await startTraceSink();
-  cleanups.push(() => new Promise((r) => sink.server.close(r)));
-  const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'rundown_bench_sse');
-  cleanups.push(() => database.drop());
-  const redisUrl = await isolatedRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', Number(process.env.BENCH_REDIS_DB ?? 11));
-  const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-sse-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const telemetry: Record<string, string> =
-    values.telemetry === 'off'
-      ? { OTEL_SDK_DISABLED: 'true' }
-      : { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' };
-  const system = await startSystem({
-    env: { ...(await freePorts()), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', LAUNCH_MODE: 'compiled', ...telemetry },
-  });
-  cleanups.push(() => system.stop());
+  const { system, telemetry } = await startBenchSystem('rundown_bench_sse', 11, cleanups, { telemetry: values.telemetry === 'off' ? 'off' : 'on' });
   const { ready } = system;
   const gateway = await startCompiledGateway({
     ...ready.addresses,
     INTERNAL_CONTEXT_KEYS: ready.internal_context_keys,
-    REDIS_URL: redisUrl,
+    REDIS_URL: ready.redis_url,
     ADMIN_SECRET: ready.admin_secret,
     V0_TOKEN_SECRET: ready.v0_token_secret,
     TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',
@@ -211,8 +186,9 @@ try {
   };
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const pressAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const pressOnce = (rundownId: string): Promise<{ answeredAt: number; revision: number }> =>
+  const pressOnce = (rundownId: string): Promise<{ sentAt: number; answeredAt: number; revision: number }> =>
     new Promise((ok, fail) => {
+      const sentAt = performance.now();
       const req = request(`${base}/rundowns/${rundownId}/action:next`, { method: 'POST', agent: pressAgent, headers: { authorization: `Bearer ${caller}` } }, (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -220,7 +196,7 @@ try {
         res.on('end', () => {
           const answeredAt = performance.now();
           if (res.statusCode !== 200) return fail(new Error(`action:next ${res.statusCode} ${text.slice(0, 200)}`));
-          ok({ answeredAt, revision: (JSON.parse(text) as { data: { revision: number } }).data.revision });
+          ok({ sentAt, answeredAt, revision: (JSON.parse(text) as { data: { revision: number } }).data.revision });
         });
       });
       req.on('error', fail);
@@ -239,11 +215,23 @@ try {
     }
   };
 
+  // As with the presses: a refusal the spec says to retry (401 while the revocation check is unavailable, 503) is retried.
+  const openRetrying = async (f: StatusFollower, url: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await f.open(url, viewer, agent);
+      } catch (error) {
+        if (attempt >= 5 || !/answered (401|503)/.test((error as Error).message)) throw error;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  };
+
   const openFollowers = async (rundownId: string, n: number) => {
     const followers = Array.from({ length: n }, () => new StatusFollower());
     // In waves, as a room of displays would connect.
     for (let i = 0; i < n; i += 100) {
-      await Promise.all(followers.slice(i, i + 100).map((f) => f.open(`${base}/rundowns/${rundownId}/events?events=`, viewer, agent)));
+      await Promise.all(followers.slice(i, i + 100).map((f) => openRetrying(f, `${base}/rundowns/${rundownId}/events?events=`)));
     }
     return followers;
   };
@@ -252,16 +240,35 @@ try {
   const measure = async (rundownId: string, followers: StatusFollower[], actions: number) => {
     const samples: number[] = [];
     const firsts: number[] = [];
+    const fromSent: number[] = [];
     for (let i = 0; i < actions; i++) {
-      const { answeredAt, revision } = await press(rundownId);
+      const { sentAt, answeredAt, revision } = await press(rundownId);
       const arrivals = await Promise.all(followers.map((f) => f.receivedAt(revision)));
       samples.push(Math.max(...arrivals) - answeredAt);
       firsts.push(Math.min(...arrivals) - answeredAt);
+      fromSent.push(Math.max(...arrivals) - sentAt);
       await new Promise((r) => setTimeout(r, 20));
     }
-    Object.assign(samples, { firsts });
-    return samples as number[] & { firsts?: number[] };
+    Object.assign(samples, { firsts, fromSent });
+    return samples as number[] & { firsts?: number[]; fromSent?: number[] };
   };
+
+  // The bare push baseline: the same N clients on a plain SSE server, `POST /emit` sent -> the last frame.
+  const bare = await startBarePush();
+  cleanups.push(() => bare.child.kill('SIGTERM'));
+  const bareFollowers = Array.from({ length: CLIENTS }, () => new StatusFollower());
+  for (let i = 0; i < CLIENTS; i += 100) await Promise.all(bareFollowers.slice(i, i + 100).map((f) => f.open(`${bare.url}/events`, viewer, agent)));
+  const bareSamples: number[] = [];
+  for (let i = 1; i <= ACTIONS + 5; i++) {
+    const sentAt = performance.now();
+    const res = await fetch(`${bare.url}/emit`, { method: 'POST', body: JSON.stringify({ revision: i }) });
+    await res.text();
+    const arrivals = await Promise.all(bareFollowers.map((f) => f.receivedAt(i)));
+    if (i > 5) bareSamples.push(Math.max(...arrivals) - sentAt);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  for (const f of bareFollowers) f.close();
+  bare.child.kill('SIGTERM');
 
   // Baseline: one client.
   const soloShow = await newShow('solo');
@@ -275,11 +282,11 @@ try {
   const warm = await openFollowers(roomShow, CLIENTS);
   for (const f of warm) f.close();
   await new Promise((r) => setTimeout(r, 3_000));
-  const rssBefore = rssKb(gateway.pid);
+  const rssBefore = processFootprint(gateway.pid).rssKb;
   const heapBefore = await retainedBytes(gateway.inspectPort);
   const room = await openFollowers(roomShow, CLIENTS);
   await new Promise((r) => setTimeout(r, 3_000));
-  const rssIdle = rssKb(gateway.pid);
+  const rssIdle = processFootprint(gateway.pid).rssKb;
   const heapIdle = await retainedBytes(gateway.inspectPort);
   await new Promise((r) => setTimeout(r, 2_000)); // let the gateway settle after the full GCs
   const perConnectionKb = (rssIdle - rssBefore) / CLIENTS;
@@ -295,6 +302,14 @@ try {
   const soloStats = summarize(soloSamples);
   const roomStats = summarize(roomSamples);
   const roomFirstStats = summarize(roomSamples.firsts ?? []);
+  const roomSentStats = summarize(roomSamples.fromSent ?? []);
+  const bareStats = summarize(bareSamples);
+  recordLatency('sse', 'action:next answer -> 1 client frame', soloStats);
+  recordLatency('sse', `action:next answer -> last of ${CLIENTS} clients`, roomStats, { baseline: '1 client', ratio: roomStats.p99 / soloStats.p99, goal: 'p99 <= 50' });
+  recordLatency('sse', `bare SSE: emit sent -> last of ${CLIENTS} clients`, bareStats);
+  recordLatency('sse', `action:next sent -> last of ${CLIENTS} clients`, roomSentStats, { baseline: 'bare SSE emit (p99)', ratio: roomSentStats.p99 / bareStats.p99 });
+  recordFigure({ bench: 'sse', name: 'memory per idle SSE connection, retained', unit: 'KB', n: CLIENTS, value: retainedPerConnectionKb, goal: '<= 20' });
+  recordFigure({ bench: 'sse', name: 'memory per idle SSE connection, RSS', unit: 'KB', n: CLIENTS, value: perConnectionKb });
   const result = {
     clients: CLIENTS,
     actions: ACTIONS,
@@ -312,6 +327,9 @@ try {
     console.log(formatSummary(`${CLIENTS} clients, one rundown`, roomStats));
     console.log(formatSummary(`  (first of the ${CLIENTS})`, roomFirstStats));
     console.log(`ratio p99 ${CLIENTS}/1: ${result.ratio_p99.toFixed(2)}x (goal: p99 <= 50 ms at ${CLIENTS})`);
+    console.log(formatSummary(`bare SSE, emit sent -> last of ${CLIENTS}`, bareStats));
+    console.log(formatSummary(`action:next sent -> last of ${CLIENTS}`, roomSentStats));
+    console.log(`ratio p99 against the bare SSE server (same clients, same run): ${(roomSentStats.p99 / bareStats.p99).toFixed(2)}x`);
     console.log(
       `memory per idle SSE connection: ${retainedPerConnectionKb.toFixed(1)} KB retained (JS heap + external after full GC, ${((heapBefore.heapUsed + heapBefore.external) / 1048576).toFixed(1)} MB → ${((heapIdle.heapUsed + heapIdle.external) / 1048576).toFixed(1)} MB); goal <= 20 KB`,
     );

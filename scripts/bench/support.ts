@@ -1,9 +1,12 @@
 // Pieces the benches share: the bare Express 5 baseline, a trace sink, and a process's CPU time.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { freePort } from '../launcher/child.js';
+import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
+import { freePort, freePorts, startSystem, type RunningSystem } from '../launcher/child.js';
 
 /** The bare Express 5 baseline, in its own process as the gateway is (same node, no flags). */
 const BARE_EXPRESS = `
@@ -52,4 +55,149 @@ export function cpuMs(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * The bare push baseline, in its own process: plain Node HTTP serving SSE at `/events` and Socket.IO
+ * (WebSocket) at `/socket.io`; `POST /emit` writes its body to every SSE stream as a `status` frame and
+ * emits it to every socket as `timesnap`, then answers. What fan-out costs with nothing else in the way.
+ */
+const BARE_PUSH = `
+import { createServer } from 'node:http';
+import { Server } from 'socket.io';
+const streams = new Set();
+const server = createServer((req, res) => {
+  if (req.url === '/events') {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.write('event:status\\ndata:{"revision":0}\\n\\n');
+    streams.add(res);
+    req.on('close', () => streams.delete(res));
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/emit') {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const frame = 'event:status\\ndata:' + body + '\\n\\n';
+      for (const s of streams) s.write(frame);
+      io.emit('timesnap', JSON.parse(body));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    return;
+  }
+  res.writeHead(404);
+  res.end();
+});
+const io = new Server(server, { transports: ['websocket'] });
+io.on('connection', (socket) => socket.emit('timesnap', { cueId: null }));
+server.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+export function startBarePush(): Promise<{ url: string; child: ChildProcess }> {
+  // Run from the realtime workspace so that `socket.io` resolves as the service resolves it.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_PUSH], { stdio: ['ignore', 'pipe', 'inherit'], cwd: `${import.meta.dirname}/../../services/realtime` });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare push server exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('PORT ')) resolve({ url: `http://127.0.0.1:${line.slice(5)}`, child });
+    });
+  });
+}
+
+/** The launcher's service processes by name (`gateway`, `auth`, `rundown`, ...), from /proc's child lists. */
+export function servicePids(launcherPid: number): Map<string, number> {
+  const found = new Map<string, number>();
+  const visit = (pid: number) => {
+    let children: number[] = [];
+    try {
+      children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+        readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+      );
+    } catch {
+      return;
+    }
+    for (const child of children) {
+      let cmd = '';
+      try {
+        cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      const name = /services\/([^/]+)\/(?:dist|src)\/main\./.exec(cmd)?.[1];
+      if (name) found.set(name, child);
+      visit(child);
+    }
+  };
+  visit(launcherPid);
+  return found;
+}
+
+/** Resident memory (KB) and open file descriptors of a process, from /proc; NaN when it is gone. */
+export function processFootprint(pid: number): { rssKb: number; fds: number } {
+  try {
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
+    return { rssKb, fds: readdirSync(`/proc/${pid}/fd`).length };
+  } catch {
+    return { rssKb: Number.NaN, fds: Number.NaN };
+  }
+}
+
+export type Cleanup = () => Promise<unknown> | unknown;
+
+/**
+ * The whole system as production runs it (compiled JavaScript, every span exported to a local OTLP
+ * sink; `telemetry: 'off'` disables the SDK for a comparison run), started through the launcher on
+ * free ports with a throw-away database (`name`) and the Redis db BENCH_REDIS_DB (else `redisDb`);
+ * each teardown is pushed onto `cleanups`, to run in reverse. `telemetry` is the environment it ran
+ * with, for the extra processes a bench starts beside it.
+ */
+export async function startBenchSystem(
+  name: string,
+  redisDb: number,
+  cleanups: Cleanup[],
+  options: { env?: Record<string, string>; verbose?: boolean; telemetry?: 'on' | 'off' } = {},
+): Promise<{ system: RunningSystem; telemetry: Record<string, string> }> {
+  const sink = await startTraceSink();
+  cleanups.push(() => new Promise((r) => sink.server.close(r)));
+  const database = await createDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', name);
+  cleanups.push(() => database.drop());
+  const redisUrl = await isolatedRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', Number(process.env.BENCH_REDIS_DB ?? redisDb));
+  const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const telemetry: Record<string, string> =
+    options.telemetry === 'off'
+      ? { OTEL_SDK_DISABLED: 'true' }
+      : { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' };
+  const system = await startSystem({
+    env: {
+      ...(await freePorts()),
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      LOG_LEVEL: 'warn',
+      LAUNCH_MODE: 'compiled',
+      ...telemetry,
+      ...options.env,
+    },
+    ...(options.verbose ? { verbose: true } : {}),
+  });
+  cleanups.push(() => system.stop());
+  return { system, telemetry };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- benches read a few known fields of loosely typed answers
+export type Loose = any;
+
+/** One API call that must answer `expect`: its envelope's `data` (the benches' set-up requests). */
+export async function must(url: string, method: string, token: string, body?: unknown, expect = 200): Promise<Loose> {
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 500)}`);
+  return text ? (JSON.parse(text) as { data: unknown }).data : undefined;
 }

@@ -1,0 +1,28 @@
+// Every benchmark `npm run bench` runs, in order: one line each. A bench is a script in this folder that
+// starts what it measures (compiled services, telemetry on), prints its own report, and records each
+// figure with `recordFigure` (figures.ts) into the file named by BENCH_JSON. Under BENCH_QUICK=1 it
+// uses the smaller counts of the quick run (CI).
+
+export interface BenchEntry {
+  /** Short name: the table's first column and `--only` picks by it. */
+  name: string;
+  /** The script, relative to scripts/bench. */
+  script: string;
+  /** Extra node flags (before the script). */
+  nodeArgs?: string[];
+  /** Arguments for the script (after it). */
+  args?: string[];
+  /** What it measures, for `--list`. */
+  what: string;
+}
+
+export const BENCHES: BenchEntry[] = [
+  { name: 'latency', script: 'rundown-latency.ts', what: 'start-up time; sequential GET /v1/rundowns/:id' },
+  { name: 'edge', script: 'edge.ts', what: 'healthz, GET /v1/auth, GET /v1/rundowns/:id under load against bare Express 5' },
+  { name: 'runner', script: 'runner.ts', what: 'action:next, delayed-job lateness, GET /status against bare Express 5' },
+  { name: 'cues', script: 'cues.ts', what: 'cues:bulk 500, GET 1,000 cues, cues:reorder 1,000' },
+  { name: 'cells', script: 'cells.ts', what: 'cells:bulk 500 rich text, whole-rundown paged read, single reads' },
+  { name: 'sse', script: 'sse.ts', nodeArgs: ['--experimental-websocket'], what: 'SSE fan-out against 1 client and a bare SSE server; memory per idle stream' },
+  { name: 'v0', script: 'v0.ts', what: 'v0 Socket.IO fan-out against a bare Socket.IO server; memory per idle socket' },
+  { name: 'timing', script: 'timing.ts', what: 'GET /timing and /report (JSON, CSV) of a 1,000-cue show; action:next and GET /status with and without timing subscribers' },
+];
