@@ -10,6 +10,8 @@ export interface LauncherReady {
   http_port: number;
   admin_port: number;
   grpc_ports: Record<string, number>;
+  /** Each process' Prometheus scrape port (`GET http://127.0.0.1:<port>/metrics`). */
+  metrics_ports: Record<string, number>;
   /** Every `<NAME>_ADDR` and `<NAME>_ADMIN_ADDR` (what another gateway needs to join). */
   addresses: Record<string, string>;
   internal_context_keys: string;

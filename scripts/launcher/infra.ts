@@ -184,7 +184,23 @@ function socketDir(root: string, port: number): string {
   return path.join(os.tmpdir(), `rundown-pg-${hash}`);
 }
 
-async function startPrivatePostgres(dataDir: string, port: number, cleanup: Cleanup): Promise<void> {
+/**
+ * Stops the private PostgreSQL of `dataDir` (`immediate`: as a crash would, no checkpoint); the
+ * fault tests restart it with `startPrivatePostgres`.
+ */
+export async function stopPrivatePostgres(dataDir: string, mode: 'fast' | 'immediate'): Promise<void> {
+  const root = path.join(dataDir, 'postgres');
+  const pgdata = path.join(root, 'data');
+  const major = Number((await readFile(path.join(pgdata, 'PG_VERSION'), 'utf8')).trim());
+  const bin = (await findPostgresBins()).find((b) => b.major === major);
+  if (bin === undefined) throw new LauncherError(`no PostgreSQL ${major} binaries to stop ${pgdata} with`);
+  const runner = await postgresRunner();
+  const [cmd, argv] = runner.as(path.join(bin.dir, 'pg_ctl'), ['stop', '-D', pgdata, '-m', mode, '-w', '-t', '30']);
+  const stop = await run(cmd, argv, { cwd: root, timeoutMs: 60_000 });
+  if (stop.code !== 0) throw new LauncherError('pg_ctl stop failed', lastLines(stop.output, 10));
+}
+
+export async function startPrivatePostgres(dataDir: string, port: number, cleanup: Cleanup): Promise<void> {
   const root = path.join(dataDir, 'postgres');
   const pgdata = path.join(root, 'data');
   const logFile = path.join(root, 'server.log');
@@ -330,7 +346,12 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-async function startPrivateRedis(dataDir: string, port: number, cleanup: Cleanup): Promise<void> {
+export interface PrivateRedisOptions {
+  /** Append-only file (fsync every second), so that a stop and start keeps the data (the fault tests). */
+  appendOnly?: boolean;
+}
+
+export async function startPrivateRedis(dataDir: string, port: number, cleanup: Cleanup, options: PrivateRedisOptions = {}): Promise<void> {
   const dir = path.join(dataDir, 'redis');
   const pidFile = path.join(dir, 'redis.pid');
   const logFile = path.join(dir, 'redis.log');
@@ -368,7 +389,7 @@ async function startPrivateRedis(dataDir: string, port: number, cleanup: Cleanup
     // Own process group: a terminal Ctrl-C must not stop Redis before the services are down.
     child = spawn(
       redisServer,
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', options.appendOnly ? 'yes' : 'no',
         '--daemonize', 'no', '--pidfile', pidFile],
       { detached: true, stdio: ['ignore', logFd, logFd] },
     );

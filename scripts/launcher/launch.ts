@@ -176,6 +176,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
       http_port: ports.http,
       admin_port: ports.admin,
       grpc_ports: ports.grpc,
+      metrics_ports: ports.metrics,
       addresses: addresses(ports),
       internal_context_keys: secrets.INTERNAL_CONTEXT_KEYS,
       public_url: publicUrl(ports),

@@ -25,6 +25,9 @@ export interface ServiceSpec {
   /** A public HTTP port of its own (realtime's Socket.IO), likewise. */
   httpPortEnv?: string;
   httpPortDefault?: number;
+  /** The Prometheus scrape endpoint (`GET /metrics`, the process reads it as METRICS_PORT), likewise. */
+  metricsPortEnv: string;
+  metricsPortDefault: number;
   /** Has `main.ts migrate`; migrations (each service's own schema, all at once) run before anything starts. */
   migrate: boolean;
   /** How readiness is judged: gRPC health (SERVING), or the gateway's HTTP `GET /readyz`. */
@@ -51,8 +54,10 @@ const upper = (name: string) => name.toUpperCase();
 
 export const SERVICES: readonly ServiceSpec[] = [
   ...BACKENDS.map(
-    (row): ServiceSpec => ({
+    (row, i): ServiceSpec => ({
       name: row.name,
+      metricsPortEnv: `${upper(row.name)}_METRICS_PORT`,
+      metricsPortDefault: 9465 + i,
       grpcPortEnv: `${upper(row.name)}_GRPC_PORT`,
       grpcPortDefault: row.grpcPort,
       ...('adminGrpcPort' in row ? { adminGrpcPortEnv: `${upper(row.name)}_ADMIN_GRPC_PORT`, adminGrpcPortDefault: row.adminGrpcPort } : {}),
@@ -69,6 +74,8 @@ export const SERVICES: readonly ServiceSpec[] = [
   ),
   {
     name: 'gateway',
+    metricsPortEnv: 'GATEWAY_METRICS_PORT',
+    metricsPortDefault: 9464,
     grpcPortEnv: 'GATEWAY_GRPC_PORT',
     grpcPortDefault: 50050,
     migrate: false,
@@ -98,6 +105,8 @@ export interface Ports {
   grpc: Record<string, number>;
   /** Admin gRPC port per service name (services with admin RPCs only). */
   adminGrpc: Record<string, number>;
+  /** Prometheus scrape port per service name. */
+  metrics: Record<string, number>;
 }
 
 export interface PortSetting {
@@ -110,7 +119,12 @@ export interface PortSetting {
 export const PORT_VARIABLES: readonly string[] = [
   'HTTP_PORT',
   'ADMIN_PORT',
-  ...SERVICES.flatMap((s) => [s.grpcPortEnv, ...(s.adminGrpcPortEnv ? [s.adminGrpcPortEnv] : []), ...(s.httpPortEnv ? [s.httpPortEnv] : [])]),
+  ...SERVICES.flatMap((s) => [
+    s.grpcPortEnv,
+    ...(s.adminGrpcPortEnv ? [s.adminGrpcPortEnv] : []),
+    ...(s.httpPortEnv ? [s.httpPortEnv] : []),
+    s.metricsPortEnv,
+  ]),
 ];
 
 function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -134,7 +148,11 @@ export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: 
   const grpc: Record<string, number> = {};
   const adminGrpc: Record<string, number> = {};
   const serviceHttp: Record<string, number> = {};
+  const metrics: Record<string, number> = {};
   for (const service of SERVICES) {
+    const metricsPort = readPort(env, service.metricsPortEnv, service.metricsPortDefault);
+    metrics[service.name] = metricsPort;
+    settings.push({ envVar: service.metricsPortEnv, port: metricsPort, what: `${service.name} metrics` });
     const port = readPort(env, service.grpcPortEnv, service.grpcPortDefault);
     grpc[service.name] = port;
     settings.push({ envVar: service.grpcPortEnv, port, what: `${service.name} gRPC` });
@@ -155,7 +173,7 @@ export function resolvePorts(env: NodeJS.ProcessEnv): { ports: Ports; settings: 
     if (other !== undefined) throw new LauncherError(`${setting.envVar} and ${other} are both ${setting.port}; give each its own port`);
     seen.set(setting.port, setting.envVar);
   }
-  return { ports: { http, admin, grpc, adminGrpc, serviceHttp }, settings };
+  return { ports: { http, admin, grpc, adminGrpc, serviceHttp, metrics }, settings };
 }
 
 export function grpcPort(ports: Ports, name: string): number {
@@ -187,6 +205,8 @@ export function serviceEnv(service: ServiceSpec, ctx: ServiceContext): Record<st
     NODE_ENV: 'development',
     OTEL_SERVICE_NAME: service.name,
     GRPC_PORT: String(grpcPort(ctx.ports, service.name)),
+    METRICS_PORT: String(ctx.ports.metrics[service.name]),
+    METRICS_HOST: HOST,
     ...(adminPort !== undefined ? { ADMIN_GRPC_PORT: String(adminPort) } : {}),
     INTERNAL_CONTEXT_KEYS: ctx.secrets.INTERNAL_CONTEXT_KEYS,
     ...service.env(ctx),

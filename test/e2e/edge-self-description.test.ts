@@ -56,14 +56,26 @@ describe('{base_url}/openapi.json', () => {
 });
 
 describe('{docs_url} and the error reference', () => {
-  it('serves a self-contained HTML API reference at {docs_url}', async () => {
+  it('serves the API reference at {docs_url}: scripts from this origin only, under a strict CSP (docs-browser.test.ts renders it)', async () => {
     const res = await call(`${system().publicUrl}/docs`, 'GET');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self';/);
     expectRateLimitHeaders(res);
-    expect(res.text).toContain('<span class="m post">post</span> <code>/rundowns</code>');
     expect(res.text).toContain(`href="${system().baseUrl}/openapi.json"`);
-    expect(res.text).not.toMatch(/<script|<link/);
+    expect(res.text).toContain(`href="${system().publicUrl}/docs/api-v1/errors"`);
+    const scripts = [...res.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map(([, src]) => src!);
+    expect(scripts).toEqual(['/docs/assets/scalar-api-reference.js', '/docs/assets/init.js']);
+    for (const src of scripts) {
+      const asset = await call(`${system().publicUrl}${src}`, 'GET');
+      expect(asset.status, src).toBe(200);
+      expect(asset.headers.get('content-type'), src).toMatch(/^text\/javascript/);
+    }
+    for (const doc of ['/docs/api-v0/openapi.json', '/docs/events/asyncapi.json']) {
+      const res = await call(`${system().publicUrl}${doc}`, 'GET');
+      expect(res.status, doc).toBe(200);
+      expect(res.body.openapi ?? res.body.asyncapi, doc).toMatch(/^3\./);
+    }
   });
 
   it('resolves every problem’s type and documentation_url to an anchor of the error reference, spec_url to the document', async () => {

@@ -42,6 +42,11 @@ describe('input PostgreSQL cannot store', () => {
     expectProblem(await v1('GET', '/rundowns/%00/cues', { token: owner }), 404, 'rundowns.not_found');
     expectProblem(await v1('GET', `/rundowns/${rundown}/mentions/%00`, { token: owner }), 404, 'mentions.not_found');
     expectProblem(await v1('DELETE', `/rundowns/${rundown}/mentions/%00`, { token: owner }), 404, 'mentions.not_found');
+    // Cell coordinates and scopes (found by the OpenAPI fuzz: a NUL cue_id reached PostgreSQL and answered 500).
+    expectProblem(await v1('GET', `/rundowns/${rundown}/cells`, { token: owner, query: { cue_id: '\u0000' } }), 404, 'cues.not_found');
+    expectProblem(await v1('GET', `/rundowns/${rundown}/cells`, { token: owner, query: { column_id: '\u0000' } }), 404, 'columns.not_found');
+    expectProblem(await v1('GET', `/rundowns/${rundown}/cells`, { token: owner, query: { cue_id: '\u0000', column_id: '\u0000' } }), 404, 'cues.not_found');
+    expectProblem(await v1('GET', `/rundowns/${rundown}/reports/%00`, { token: owner }), 404, 'not_found');
     const probe = await v1('GET', '/auth/probe', { token: owner, query: { rundown_id: '\u0000' } });
     expect(probe.body.data).toMatchObject({ visible: false });
     for (const path of ['/rundowns/%zz', '/rundowns/%E2%9C']) {

@@ -13,17 +13,35 @@ interface OtlpSpan {
   parentSpanId?: string;
   name: string;
   kind: number;
+  links?: { traceId: string; spanId: string }[];
 }
 interface ExportedSpan extends OtlpSpan {
   service: string;
 }
 
-/** A stand-in OTLP/HTTP collector: keeps every span the services export. */
-function collector(spans: ExportedSpan[]): Server {
+/** A metric as the services push it over OTLP (the names only). */
+interface ExportedMetric {
+  service: string;
+  name: string;
+}
+
+/** A stand-in OTLP/HTTP collector: keeps every span and the name of every metric the services export. */
+function collector(spans: ExportedSpan[], metrics: ExportedMetric[]): Server {
   return createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (req.url === '/v1/metrics') {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          resourceMetrics: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeMetrics: { metrics: { name: string }[] }[] }[];
+        };
+        for (const rm of body.resourceMetrics) {
+          const service = rm.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
+          for (const sm of rm.scopeMetrics) for (const metric of sm.metrics) metrics.push({ service, name: metric.name });
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
       };
@@ -41,13 +59,14 @@ let database: Awaited<ReturnType<typeof createDatabase>>;
 let system: RunningSystem;
 let server: Server;
 const spans: ExportedSpan[] = [];
+const metrics: ExportedMetric[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'rundown-tracing-'));
 
 beforeAll(async () => {
   infra = await startInfra();
   database = await createDatabase(infra.postgresServerUrl, 'rundown_tracing');
   const port = await freePort();
-  server = collector(spans);
+  server = collector(spans, metrics);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   system = await startSystem({
     env: {
@@ -58,6 +77,7 @@ beforeAll(async () => {
       LOG_LEVEL: 'warn',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
     },
   });
 }, 120_000);
@@ -98,5 +118,63 @@ describe('traces', () => {
     expect(byService('gateway').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 3 /* CLIENT */)).toBe(true);
     expect(byService('rundown').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 2)).toBe(true);
     expect(byService('rundown').some((s) => /INSERT|pg/i.test(s.name))).toBe(true);
+  });
+});
+
+async function eventually<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('traces across jobs and the outbox', () => {
+  it('link the show action to the deadline job that fires later and to the relay of the events it produced', async () => {
+    const { ready } = system;
+    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'linked', plan: 'paid' } });
+    const minted = await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } });
+    const token = minted.body.data.token as string;
+    const show = await call(`${ready.base_url}/rundowns`, 'POST', {
+      token,
+      body: { title: 'Linked', cues: [{ title: 'short', duration_ms: 400, auto_advance: true }, { title: 'long', duration_ms: 60_000 }] },
+    });
+    expect(show.status).toBe(201);
+    const traceId = 'b1b2c3d4e5f60718293a4b5c6d7e8f91';
+    const started = await call(`${ready.base_url}/rundowns/${show.body.data.id}/action:start`, 'POST', {
+      token,
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    expect(started.status, started.text).toBe(200);
+    const linkedTo = (s: ExportedSpan) => s.links?.some((l) => l.traceId.toLowerCase() === traceId) ?? false;
+
+    // The deadline job fires ~400 ms later in a trace of its own, linked to the action's span.
+    const job = await eventually(() => spans.find((s) => s.service === 'runner' && s.name === 'timer deadline' && linkedTo(s)));
+    expect(job, JSON.stringify(spans.filter((s) => s.service === 'runner').map((s) => s.name))).toBeDefined();
+    expect(job!.traceId.toLowerCase()).not.toBe(traceId);
+    // The action's status event went through the runner's outbox: the relay's span links to the action too.
+    const relay = await eventually(() => spans.find((s) => s.name === 'outbox append' && linkedTo(s)));
+    expect(relay).toBeDefined();
+    // And the job's own events link back to the job's trace (the chain continues).
+    const jobTrace = job!.traceId.toLowerCase();
+    expect(await eventually(() => spans.find((s) => s.name === 'outbox append' && s.links?.some((l) => l.traceId.toLowerCase() === jobTrace)))).toBeDefined();
+  });
+});
+
+describe('metrics over OTLP', () => {
+  it('pushes the RED histograms and the domain gauges of every service', async () => {
+    const names = (service: string) => new Set(metrics.filter((m) => m.service === service).map((m) => m.name));
+    const wanted: [string, string][] = [
+      ['gateway', 'http.server.request.duration'],
+      ['gateway', 'rundown.sse.connections'],
+      ['rundown', 'rpc.server.call.duration'],
+      ['rundown', 'rundown.outbox.lag'],
+      ['runner', 'rundown.jobs.queued'],
+      ['runner', 'rundown.jobs.late'],
+      ['realtime', 'rundown.socketio.connections'],
+    ];
+    await eventually(() => (wanted.every(([service, name]) => names(service).has(name)) ? true : undefined));
+    for (const [service, name] of wanted) expect(names(service), `${service} ${name}`).toContain(name);
   });
 });

@@ -11,6 +11,7 @@ import {
   newEvent,
   Outbox,
   outboxTableSql,
+  outboxTraceSql,
   readEventIndex,
   readRundownEvents,
   type OutboxRelay,
@@ -34,6 +35,7 @@ beforeAll(async () => {
   await db.initialize();
   await db.query(`CREATE SCHEMA "${schema}"`);
   for (const sql of outboxTableSql(schema)) await db.query(sql);
+  await db.query(outboxTraceSql(schema));
   redis = new Redis(inject('redisUrl'));
 });
 

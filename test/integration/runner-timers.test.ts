@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createLogger } from '@rundown/shared';
+import { BullTimers, retryDelayMs } from '../../services/runner/src/jobs/timers.js';
+import type { JobSpec } from '../../services/runner/src/domain/jobs.js';
+
+/**
+ * The runner's delayed jobs on real Redis (BullMQ): a deadline that falls due while a dependency
+ * is down (PostgreSQL or the rundown service restarting) keeps being retried until it is back,
+ * then fires once. With three quick attempts such a deadline was lost and the show stuck (found
+ * by `npm run chaos`).
+ */
+const timers = new BullTimers(inject('redisUrl'), createLogger('timers-it', 'silent'), 30, `timers-it-${randomBytes(3).toString('hex')}`);
+
+afterAll(() => timers.close());
+
+describe('a deadline due while its dependencies are down', () => {
+  it('is retried with a growing, capped delay', () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map(retryDelayMs)).toEqual([50, 100, 200, 400, 800, 1600, 2000]);
+    expect(retryDelayMs(100)).toBe(2000);
+  });
+
+  it('fires once, late, when they are back (here after ~3 s of failures)', async () => {
+    const downUntil = Date.now() + 3_000;
+    const attempts: number[] = [];
+    const fired: string[] = [];
+    await timers.start(async (job) => {
+      attempts.push(Date.now());
+      if (Date.now() < downUntil) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      fired.push(job.id);
+      return 'fired';
+    }, 4);
+    const job: JobSpec = { id: `deadline_rd_it_${randomBytes(3).toString('hex')}_1`, kind: 'deadline', rundown_id: 'rd_it', revision: 1, due_at: Date.now() + 100 };
+    await timers.place(job);
+    const deadline = Date.now() + 20_000;
+    while (fired.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 2_500)); // a second firing would show up here
+    expect(fired).toEqual([job.id]);
+    expect(attempts.length).toBeGreaterThan(3);
+    expect(attempts.at(-1)!).toBeGreaterThanOrEqual(downUntil);
+  });
+});
