@@ -42,6 +42,16 @@ export interface RunningSystem {
 
 const root = resolve(import.meta.dirname, '../..');
 
+/** A service's exit, with that service's last lines from the launcher's output, to stderr. */
+function reportExit(line: string, output: readonly string[]): void {
+  const name = /^\[\s*([\w-]+)\s*\]/.exec(line)?.[1] ?? '';
+  const own = output
+    .join('')
+    .split('\n')
+    .filter((l) => l.startsWith(`[${name}`));
+  process.stderr.write(`\n[system under test] ${line}\n${own.slice(-60).join('\n')}\n\n`);
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
@@ -101,6 +111,9 @@ export async function startSystem(options: {
     createInterface({ input: child.stdout }).on('line', (line) => {
       keep(`${line}\n`);
       if (options.verbose) process.stdout.write(`${line}\n`);
+      // Quiet or not, a service that exits while the system runs is told with what it printed last:
+      // a crash in a test run must leave its cause in the log (CI keeps nothing else).
+      else if (/^\[\s*([\w-]+)\s*\] .* exited with code (?!0$)/.test(line)) reportExit(line, output);
       if (line.startsWith('LAUNCHER_READY ')) {
         clearTimeout(timer);
         resolveReady(JSON.parse(line.slice('LAUNCHER_READY '.length)) as LauncherReady);

@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
 import { expectProblem } from '../support/problems.js';
+import { pidListeningOn } from '../support/processes.js';
 
 /** Odd input a demanding client (or a fuzzer) sends: always a clear 4xx, never a 500, nothing stored. */
 let team: TestTeam;
@@ -145,5 +148,44 @@ describe('edge semantics', () => {
     const create = await v1('POST', '/rundowns', { token: owner, rawBody: 'null', headers: { 'content-type': 'application/json' } });
     expectProblem(create, 400, 'rundowns.invalid_payload');
     expect(create.body.details.issues[0].path).toEqual([]);
+  });
+});
+
+describe('clients that vanish mid-connection', () => {
+  /** Opens a WebSocket upgrade of the v0 socket path through the gateway and resets it (TCP RST) once it is proxied. */
+  function upgradeThenReset(publicUrl: URL, at: 'after-101' | 'before-101'): Promise<void> {
+    return new Promise((resolve) => {
+      const socket = connect({ host: publicUrl.hostname, port: Number(publicUrl.port) }, () => {
+        socket.write(
+          [
+            'GET /api-v0/socket.io/?EIO=4&transport=websocket HTTP/1.1',
+            `Host: ${publicUrl.host}`,
+            'Connection: Upgrade',
+            'Upgrade: websocket',
+            'Sec-WebSocket-Version: 13',
+            `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+            '',
+            '',
+          ].join('\r\n'),
+        );
+        if (at === 'before-101') setTimeout(() => socket.resetAndDestroy(), 1);
+      });
+      socket.on('data', (chunk: Buffer) => {
+        if (at === 'after-101' && chunk.toString('latin1').startsWith('HTTP/1.1 101')) socket.resetAndDestroy();
+      });
+      // Its own end of the reset may be reported as an error: either way the connection is gone.
+      socket.on('close', () => resolve());
+      socket.on('error', () => undefined);
+    });
+  }
+
+  it('a v0 WebSocket reset by its client (ECONNRESET) ends that socket only; the gateway keeps serving', async () => {
+    const publicUrl = new URL(system().publicUrl);
+    const gateway = pidListeningOn(Number(publicUrl.port));
+    for (let i = 0; i < 20; i++) await upgradeThenReset(publicUrl, i % 2 ? 'after-101' : 'before-101');
+    // A crash would show as a refused connection now and a new process after the supervisor's restart.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await v1('GET', `/rundowns/${rundown}`, { token: viewer })).status).toBe(200);
+    expect(pidListeningOn(Number(publicUrl.port)), 'the same gateway process').toBe(gateway);
   });
 });

@@ -35,6 +35,13 @@ function parseUpstreams(value: string): Upstream[] {
 export function socketProxy(upstreamsSetting: string, logger: Logger) {
   const upstreams = parseUpstreams(upstreamsSetting);
   const proxy = createProxyServer({ ws: true, xfwd: true });
+  // Errors of the client's own socket (a WebSocket reset or dropped by its client) reach the proxy
+  // as 'error' events, not through a call's callback, and http-proxy-3 throws those it is not given
+  // a listener for: that would take the whole gateway down. Such a client is gone; end its socket.
+  proxy.on('error', (err: Error, _req: IncomingMessage, client: ServerResponse | Duplex) => {
+    logger.debug({ err: err.message }, 'v0 socket client connection failed');
+    if (!client.destroyed) client.destroy();
+  });
   let turn = 0;
   const pick = (url: string | undefined): Upstream | undefined => {
     const sid = url ? new URL(url, 'http://x').searchParams.get('sid') : null;
