@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createRundown, createTeam, v1 } from '../support/client.js';
+import { startGateway } from '../support/gateway.js';
 import { follow, type SseClient } from '../support/sse.js';
 
 // Timing against the plan (CONTRACT §10) on a short real show: auto_advance, a pause, an
@@ -253,6 +254,36 @@ describe('timing routes: errors and edits', () => {
     expect((await v1('GET', `/rundowns/${rundown.id}/report`, { query: { token: viewer } })).body.code).toBe('auth.query_token_not_allowed');
     const bad = await v1('GET', `/rundowns/${rundown.id}/events`, { token: viewer, query: { events: 'timing:fat' } });
     expect([bad.status, bad.body.code]).toEqual([400, 'bad_request']);
+  });
+
+  it('a burst of presses is folded: timing frames at most once per interval (SSE_TIMING_INTERVAL_MS), the newest state last', { timeout: 60_000 }, async () => {
+    // A gateway of its own with a long interval, so that the bound holds whatever the machine's load.
+    const interval = 2_000;
+    const gateway = await startGateway({ SSE_TIMING_INTERVAL_MS: String(interval) });
+    const rundown = await createRundown(owner, { title: 'Burst', cues: Array.from({ length: 12 }, (_, i) => ({ title: `Q${i}`, duration_ms: 60_000 })) });
+    const stream = await follow(rundown.id, { token: viewer, events: 'timing', baseUrl: gateway.baseUrl });
+    try {
+      await stream.waitForEvent('timing');
+      const began = Date.now();
+      await act(rundown.id, 'start');
+      let last: { revision: number; active_cue: { id: string } } | undefined;
+      for (let i = 0; i < 10; i++) last = await act(rundown.id, 'next');
+      const burstMs = Date.now() - began;
+      await stream.waitFor((f) => f.event === 'timing' && f.data.revision === last!.revision, 1, 3 * interval + 10_000);
+      const timing = stream.named('timing').slice(1);
+      // Eleven changes: one computation at the first, then at most one per interval.
+      expect(timing.length, stream.describe()).toBeLessThanOrEqual(2 + Math.ceil(burstMs / interval));
+      expect(timing.length, stream.describe()).toBeLessThan(11);
+      for (let i = 1; i < timing.length; i++) {
+        expect(timing[i]!.data.server_time - timing[i - 1]!.data.server_time, stream.describe()).toBeGreaterThanOrEqual(interval - 200);
+      }
+      const newest = timing.at(-1)!.data;
+      expect(newest.revision).toBe(last!.revision);
+      expect(newest.cues.find((c: { state: string }) => c.state === 'active').id).toBe(last!.active_cue.id);
+    } finally {
+      stream.close();
+      await gateway.stop();
+    }
   });
 
   it('an edit that changes the plan sends a timing frame; the plan follows it', async () => {

@@ -106,6 +106,7 @@ export async function main(): Promise<void> {
       lifetimeMs: config.SSE_LIFETIME_MS,
       maxBufferedBytes: config.SSE_MAX_BUFFERED_BYTES,
       stallMs: config.SSE_STALL_MS,
+      timingIntervalMs: config.SSE_TIMING_INTERVAL_MS,
     });
     live.start();
     observeGauge('rundown.sse.connections', { description: 'Open v1 live event streams (SSE) on this gateway' }, () => live.stats().streams);

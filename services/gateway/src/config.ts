@@ -33,6 +33,8 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       SSE_LIFETIME_MS: env.int(3_600_000, 1_000).pipe(z.number().max(3_600_000)),
       SSE_MAX_BUFFERED_BYTES: env.int(1024 * 1024, 1024),
       SSE_STALL_MS: env.int(30_000, 100),
+      /** At most one timing computation per rundown per this period on a gateway (the newest change is always sent, at the period's end). */
+      SSE_TIMING_INTERVAL_MS: env.int(250, 0).pipe(z.number().max(10_000)),
       LOG_LEVEL: env.logLevel(),
     },
     source,

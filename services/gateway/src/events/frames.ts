@@ -20,6 +20,13 @@ export function frame(name: string, data: unknown, id?: string): Buffer {
 
 export type DisconnectReason = (typeof disconnectReasons)[number];
 
+/** `frame` for data already serialized as JSON (a large object written to many connections is serialized once). */
+export function jsonFrame(name: string, json: string, id?: string): Buffer {
+  const buffer = new EventBuffer({ serializer: (data) => data as string }).event(name);
+  if (id !== undefined) buffer.id(id);
+  return Buffer.from(buffer.data(json).dispatch().read());
+}
+
 export const heartbeatFrame = (at: number) => frame('heartbeat', { at });
 export const disconnectFrame = (reason: DisconnectReason, id: string) => frame('disconnect', { reason }, id);
 

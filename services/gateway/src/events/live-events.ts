@@ -25,6 +25,8 @@ export interface LiveEventsOptions {
   lifetimeMs: number;
   maxBufferedBytes: number;
   stallMs: number;
+  /** The shortest gap between two timing computations of one rundown (SSE_TIMING_INTERVAL_MS). */
+  timingIntervalMs?: number;
 }
 
 export interface OpenRequest {
@@ -63,7 +65,7 @@ export class LiveEvents {
   private draining = false;
 
   constructor(private readonly options: LiveEventsOptions) {
-    this.timing = new TimingFeed(options.clients.runner, options.logger);
+    this.timing = new TimingFeed(options.clients.runner, options.logger, options.timingIntervalMs);
     this.hub = new EventHub({ redisUrl: options.redisUrl, logger: options.logger, onEvent: (rundownId, event) => this.timing.heard(rundownId, event.name) });
   }
 

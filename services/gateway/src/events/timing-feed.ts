@@ -2,7 +2,7 @@ import type { CallerContext, Logger } from '@rundown/shared';
 import type { Clients } from '../edge/clients.js';
 import { timingJson } from '../http/v1/timing.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
-import { frame } from './frames.js';
+import { frame, jsonFrame } from './frames.js';
 import type { LiveStream } from './live-stream.js';
 
 /** Events after which a rundown's timing may differ: a runner change (or deadline), an edit of its cues or its record. */
@@ -15,9 +15,13 @@ interface Topic {
   /** The newest timing sent (a stream that was catching up gets it when it is live again). */
   latest: TimingJson | undefined;
   scheduled: boolean;
+  /** A computation waiting for the end of the interval since the previous one. */
+  timer: NodeJS.Timeout | undefined;
   computing: boolean;
   again: boolean;
-  /** What was last sent, without its clock: an edit that leaves the timing as it was sends nothing. */
+  /** When the last computation started (performance.now()). */
+  startedAt: number;
+  /** What was last sent, without its clock, as JSON: an edit that leaves the timing as it was sends nothing. */
   lastSent: string | undefined;
 }
 
@@ -25,8 +29,10 @@ interface Topic {
  * The SSE `timing` frames of one gateway process (CONTRACT §10). Timing is computed lazily and off
  * the hot path: only for rundowns with a `timing` stream here, only after their events reach this
  * process (the action and the status read model have answered long before), at most one runner
- * call at a time per rundown, and the events of one read (a change and the edits around it) are
- * folded into one call. The frame is built once and written to every live `timing` stream; it
+ * call at a time per rundown and at most one per `minIntervalMs` (a caller pressing `next` ten times
+ * a second costs four computations, not ten, and the last press is always reflected, at the end of
+ * the interval), and the events of one read are folded into one call. The timing is serialized
+ * once; each frame is built once per last event id and written to every live `timing` stream; it
  * carries the stream's last event id, so a reconnect resumes exactly where it would have.
  */
 export class TimingFeed {
@@ -35,6 +41,7 @@ export class TimingFeed {
   constructor(
     private readonly runner: Pick<Clients['runner'], 'getTiming'>,
     private readonly logger: Logger,
+    private readonly minIntervalMs = 250,
   ) {}
 
   /** Opening snapshots being computed, per rundown: streams opened together share one runner call. */
@@ -63,7 +70,7 @@ export class TimingFeed {
   join(stream: LiveStream, caller: CallerContext, snapshotAt: number): void {
     let topic = this.topics.get(stream.rundownId);
     if (!topic) {
-      topic = { rundownId: stream.rundownId, streams: new Map(), latest: undefined, scheduled: false, computing: false, again: false, lastSent: undefined };
+      topic = { rundownId: stream.rundownId, streams: new Map(), latest: undefined, scheduled: false, timer: undefined, computing: false, again: false, startedAt: -Infinity, lastSent: undefined };
       this.topics.set(stream.rundownId, topic);
     }
     topic.streams.set(stream, { caller, sentAt: snapshotAt });
@@ -82,6 +89,7 @@ export class TimingFeed {
   leave(stream: LiveStream): void {
     const topic = this.topics.get(stream.rundownId);
     if (!topic?.streams.delete(stream) || topic.streams.size) return;
+    clearTimeout(topic.timer);
     this.topics.delete(stream.rundownId);
   }
 
@@ -90,7 +98,7 @@ export class TimingFeed {
     if (RETIMING.has(eventName)) this.refresh(rundownId);
   }
 
-  /** Recomputes a rundown's timing soon (coalesced) and sends it where it changed. */
+  /** Recomputes a rundown's timing soon (coalesced, spaced by the interval) and sends it where it changed. */
   refresh(rundownId: string): void {
     const topic = this.topics.get(rundownId);
     if (!topic) return;
@@ -100,8 +108,11 @@ export class TimingFeed {
     }
     if (topic.scheduled) return;
     topic.scheduled = true;
-    // After the rest of this read is dispatched: a batch of events costs one runner call.
-    setImmediate(() => void this.compute(topic));
+    const wait = topic.startedAt + this.minIntervalMs - performance.now();
+    // After the rest of this read is dispatched (a batch of events costs one runner call), and no
+    // sooner than the interval after the previous computation.
+    if (wait > 0) topic.timer = setTimeout(() => void this.compute(topic), wait);
+    else setImmediate(() => void this.compute(topic));
   }
 
   stats(): { rundowns: number; streams: number } {
@@ -112,39 +123,44 @@ export class TimingFeed {
 
   private async compute(topic: Topic): Promise<void> {
     topic.scheduled = false;
+    topic.timer = undefined;
+    const caller = topic.streams.values().next().value?.caller;
+    if (!caller || this.topics.get(topic.rundownId) !== topic) return;
     topic.computing = true;
+    topic.again = false;
+    topic.startedAt = performance.now();
     try {
-      do {
-        topic.again = false;
-        const caller = topic.streams.values().next().value?.caller;
-        if (!caller) return;
-        try {
-          const timing = await this.fresh(topic.rundownId, caller);
-          const { server_time: _clock, ...view } = timing;
-          const key = JSON.stringify(view);
-          if (key !== topic.lastSent) {
-            topic.lastSent = key;
-            this.send(topic, timing);
-          }
-        } catch (error) {
-          // A rundown removed meanwhile ends its streams through its own event; anything else waits for the next change.
-          this.logger.warn({ err: (error as Error).message, rundown_id: topic.rundownId }, 'sse timing: computing it failed');
-        }
-      } while (topic.again && this.topics.get(topic.rundownId) === topic);
+      const timing = await this.fresh(topic.rundownId, caller);
+      const { server_time: clock, ...view } = timing;
+      const json = JSON.stringify(view);
+      if (json !== topic.lastSent) {
+        topic.lastSent = json;
+        this.send(topic, timing, withClock(json, clock));
+      }
+    } catch (error) {
+      // A rundown removed meanwhile ends its streams through its own event; anything else waits for the next change.
+      this.logger.warn({ err: (error as Error).message, rundown_id: topic.rundownId }, 'sse timing: computing it failed');
     } finally {
       topic.computing = false;
     }
+    // Changes heard meanwhile: once more, after the interval.
+    if (topic.again && this.topics.get(topic.rundownId) === topic) this.refresh(topic.rundownId);
   }
 
-  private send(topic: Topic, timing: TimingJson): void {
+  private send(topic: Topic, timing: TimingJson, json: string): void {
     topic.latest = timing;
     const frames = new Map<string, Buffer>();
     for (const [stream, entry] of topic.streams) {
       if (!stream.isLive() || timing.server_time <= entry.sentAt) continue;
       let built = frames.get(stream.lastId);
-      if (!built) frames.set(stream.lastId, (built = frame('timing', timing, stream.lastId)));
+      if (!built) frames.set(stream.lastId, (built = jsonFrame('timing', json, stream.lastId)));
       entry.sentAt = timing.server_time;
       stream.write(built);
     }
   }
+}
+
+/** The timing's JSON (serialized without its clock) with `server_time` put back, first. */
+function withClock(json: string, serverTime: number): string {
+  return json.length > 2 ? `{"server_time":${serverTime},${json.slice(1)}` : `{"server_time":${serverTime}}`;
 }
