@@ -263,7 +263,13 @@ function checkRelease(dir, docs) {
       }
       if (typeof pdb.spec?.maxUnavailable === 'number') check(pdb.spec.maxUnavailable >= 1, id, 'PDB maxUnavailable < 1 blocks drains');
     }
-    check(policies.some((p) => matches(p.spec?.podSelector?.matchLabels, labels)), id, 'no NetworkPolicy selects its pods');
+    const policy = policies.find((p) => matches(p.spec?.podSelector?.matchLabels, labels));
+    check(policy, id, 'no NetworkPolicy selects its pods');
+    // A scrape port the policy does not open is a Prometheus target that is silently down.
+    const scraped = (podSpec.containers ?? []).some((c) => (c.ports ?? []).some((p) => p.name === 'metrics'));
+    if (policy && scraped) {
+      check((policy.spec?.ingress ?? []).some((r) => (r.ports ?? []).some((p) => p.port === 'metrics')), id, 'the metrics port is not allowed by its NetworkPolicy');
+    }
   }
 
   for (const hpa of hpas) {
@@ -325,6 +331,7 @@ function checkRelease(dir, docs) {
             && e.values.length > 0 && e.values.every((v) => v === 'gateway'))),
           id, 'admin gRPC port open to more than the gateway');
       }
+      if (ports.includes('metrics')) check((rule.from ?? []).length > 0, id, 'metrics port open to anyone (networkPolicy.metricsFrom is empty)');
       if (ports.includes('admin')) {
         check((rule.from ?? []).length > 0 && rule.from.every((f) => f.podSelector && !f.namespaceSelector && !f.ipBlock),
           id, 'admin port reachable from outside the namespace');
