@@ -92,7 +92,6 @@ describe('kill -9 of the rundown service under load', () => {
       expect(Date.now() - killedAt, 'the rundown service is back within 60 s').toBeLessThan(60_000);
       await sleep(100);
     }
-    const backAt = Date.now();
     await sleep(2_000);
     stop = true;
     await Promise.all(writers);
@@ -126,7 +125,6 @@ describe('kill -9 of the rundown service under load', () => {
       .filter((e) => e.event.payload?.$case === 'status')
       .map((e) => (e.event.payload as { value: { revision: number } }).value.revision);
     expect(revisions).toEqual([1, 2]);
-    expect(backAt - killedAt).toBeGreaterThan(0);
 
     // The SSE client (its gateway stayed up) saw every acknowledged cue.
     await sse.waitFor((f) => f.event === 'cue' && f.data.change === 'created' && f.data.id === [...acknowledged.values()].at(-1), 1, 15_000);
