@@ -66,6 +66,15 @@ export async function migrateAndExit(schema: string, migrations: (new () => Migr
     logger.fatal('DATABASE_URL is not set');
     process.exit(78);
   }
+  // As PID 1 in a container a signal nobody handles is ignored: a cancelled Helm hook Job would wait
+  // out its whole grace period. Stop at once; PostgreSQL rolls back the migration in progress (each
+  // runs in its own transaction) and a later run starts it again.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.warn({ signal }, `${schema} migrations interrupted; the one in progress is rolled back`);
+      process.exit(signal === 'SIGTERM' ? 143 : 130);
+    });
+  }
   const db = createDataSource({ url, schema, migrations, applicationName: `${schema}-migrate` });
   try {
     const applied = await runMigrations(db, schema);
