@@ -13,7 +13,10 @@
 //      keep-alive connections, interleaved rounds (goal >= 0.5), and sequential p50/p99 (<= 1.5/5 ms).
 //      Also the CPU each server process spent per request (bare Express's; the gateway's), which on a
 //      shared machine holds still where throughput follows the neighbours' load.
+//   Parts 1 and 2 also print the CPU the gateway, rundown and runner processes spent per transition
+//   (from /proc: it holds still on a shared machine where wall-clock figures follow the neighbours).
 //   options: --seconds 10 --rounds 5 --concurrency 16 --timers-rundowns 200 --json
+//            --only actions,timers,status: run only these parts (default: all three)
 //            --profile <dir>: every service writes a CPU profile (node --cpu-prof) into <dir> when it stops
 //
 // Traffic goes to loopback only; every loop is bounded by time or count.
@@ -23,7 +26,7 @@ import { Redis } from 'ioredis';
 import { percentile, summarize } from './stats.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
 import { pidListeningOn } from '../../test/support/processes.js';
-import { cpuMs, must, startBareExpress, startBenchSystem } from './support.js';
+import { cpuMs, must, servicePids, startBareExpress, startBenchSystem } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,6 +38,7 @@ const { values } = parseArgs({
     presses: { type: 'string', default: quick ? '200' : '1000' },
     sequential: { type: 'string', default: quick ? '300' : '1000' },
     json: { type: 'boolean', default: false },
+    only: { type: 'string', default: 'actions,timers,status' },
     profile: { type: 'string' },
   },
   strict: true,
@@ -47,6 +51,9 @@ const timerRundowns = Number(values['timers-rundowns']);
 const presses = Number(values.presses);
 const sequentialCount = Number(values.sequential);
 const MAX_REQUESTS = 2_000_000;
+const PARTS = ['actions', 'timers', 'status'] as const;
+const parts = new Set(values.only.split(',').map((p) => p.trim()));
+for (const p of parts) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: unknown part ${p} (parts: ${PARTS.join(', ')})`);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -104,6 +111,22 @@ function merge(name: string, samples: Sample[]) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (v: number) => v.toFixed(2).padStart(7);
 
+/** The CPU (ms) each watched service process spends while `work` runs, and what `work` returned. */
+async function cpuDuring<T>(pids: Map<string, number>, work: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
+  const before = new Map([...pids].map(([name, pid]) => [name, cpuMs(pid)]));
+  const result = await work();
+  return { result, cpu: Object.fromEntries([...pids].map(([name, pid]) => [name, cpuMs(pid) - before.get(name)!])) };
+}
+
+/** CPU per transition (µs) of each watched process, e.g. `gateway 410 µs, rundown 520 µs, runner 900 µs`. */
+function perTransition(cpu: Record<string, number>, transitions: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, Math.round((1000 * ms) / Math.max(1, transitions))]));
+}
+const cpuLine = (perUs: Record<string, number>) =>
+  Object.entries(perUs)
+    .map(([name, us]) => `${name} ${us} µs`)
+    .join(', ');
+
 const cleanups: (() => Promise<unknown> | void)[] = [];
 try {
   const bare = await startBareExpress();
@@ -113,182 +136,203 @@ try {
   });
   const { ready } = system;
   const base = ready.base_url;
+  const services = servicePids(ready.pid);
+  const watched = new Map(['gateway', 'rundown', 'runner'].filter((n) => services.has(n)).map((n) => [n, services.get(n)!]));
   const adminPost = async (path: string, body: unknown) => must(`${ready.admin_url}${path}`, 'POST', ready.admin_secret, body, 201);
   const team = await adminPost('/teams', { name: 'bench', plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 10_000 });
   const caller = (await adminPost(`/teams/${team.id}/tokens`, { role: 'SHOWCALL', ttl_seconds: 3600 })).token as string;
   const owner = (await adminPost(`/teams/${team.id}/tokens`, { role: 'OWNER', ttl_seconds: 3600 })).token as string;
   const viewer = (await adminPost(`/teams/${team.id}/tokens`, { role: 'VIEW', ttl_seconds: 3600 })).token as string;
+  const single = new Agent({ keepAlive: true, maxSockets: 1 });
+  const auth = { authorization: `Bearer ${caller}` };
+  const report: Record<string, unknown> = {};
+  const lines: string[] = ['runner benchmark (compiled services, telemetry on, one run)', ''];
+  const line = (name: string, s: ReturnType<typeof summarize>) =>
+    `${name.padEnd(40)} n=${String(s.n).padEnd(5)} p50 ${fmt(s.p50)} ms  p99 ${fmt(s.p99)} ms  max ${fmt(s.max)} ms`;
 
   // 1. action:next, sequential presses on one keep-alive connection.
-  const showsForPresses = Math.ceil(presses / 100);
+  const showsForPresses = parts.has('actions') ? Math.ceil(presses / 100) : 1;
   const pressShows: string[] = [];
   for (let i = 0; i < showsForPresses; i++) {
     const r = await must(`${base}/rundowns`, 'POST', owner, { title: `presses ${i}`, cues: Array.from({ length: 101 }, (_, j) => ({ title: `Q${j}`, duration_ms: 600_000 })) }, 201);
     pressShows.push(r.id as string);
   }
-  const single = new Agent({ keepAlive: true, maxSockets: 1 });
-  const auth = { authorization: `Bearer ${caller}` };
-  const pressSamples: number[] = [];
-  for (const id of pressShows) {
-    if ((await once(new URL(`${base}/rundowns/${id}/action:start`), auth, single, 'POST')) !== 200) throw new Error('start failed');
-    const next = new URL(`${base}/rundowns/${id}/action:next`);
-    for (let j = 0; j < 100 && pressSamples.length < presses; j++) {
-      const t0 = performance.now();
-      const status = await once(next, auth, single, 'POST');
-      if (status !== 200) throw new Error(`action:next answered ${status}`);
-      pressSamples.push(performance.now() - t0);
-    }
+  if (parts.has('actions')) {
+    const pressSamples: number[] = [];
+    const { cpu } = await cpuDuring(watched, async () => {
+      for (const id of pressShows) {
+        if ((await once(new URL(`${base}/rundowns/${id}/action:start`), auth, single, 'POST')) !== 200) throw new Error('start failed');
+        const next = new URL(`${base}/rundowns/${id}/action:next`);
+        for (let j = 0; j < 100 && pressSamples.length < presses; j++) {
+          const t0 = performance.now();
+          const status = await once(next, auth, single, 'POST');
+          if (status !== 200) throw new Error(`action:next answered ${status}`);
+          pressSamples.push(performance.now() - t0);
+        }
+      }
+    });
+    const pressSummary = summarize(pressSamples);
+    // Every press and every start is one transition.
+    const cpuPerPress = perTransition(cpu, pressSamples.length + pressShows.length);
+    recordLatency('runner', 'POST action:next sequential', pressSummary);
+    for (const [name, us] of Object.entries(cpuPerPress)) recordFigure({ bench: 'runner', name: `CPU per action (${name})`, unit: 'µs', value: us });
+    report.action_next = { ...pressSummary, cpu_us_per_action: cpuPerPress };
+    lines.push(line('POST action:next (sequential)', pressSummary), `  CPU per action: ${cpuLine(cpuPerPress)}`);
   }
-  const pressSummary = summarize(pressSamples);
 
   // 2. Delayed-job lateness over many timers.
-  const listener = new Redis(ready.redis_url);
-  const heard: { at: number; s: { rundown_id: string; revision: number; phase: string; at: number; active_cue: { id: string; started_at: number; duration_ms: number } | null } }[] = [];
-  listener.on('message', (_c: string, message: string) => heard.push({ at: Date.now(), s: JSON.parse(message) }));
-  await listener.subscribe('runner:status');
-  const timed: { id: string; cues: string[]; durations: number[] }[] = [];
-  for (let i = 0; i < timerRundowns; i++) {
-    const durations = Array.from({ length: 4 }, () => 500 + Math.floor(Math.random() * 3_500));
-    const r = await must(`${base}/rundowns`, 'POST', owner, {
-      title: `timers ${i}`,
-      cues: durations.map((d, j) => ({ title: `T${j}`, duration_ms: d, auto_advance: j < 3 })),
-    }, 201);
-    const cues = await must(`${base}/rundowns/${r.id}/cues`, 'GET', owner);
-    timed.push({ id: r.id as string, cues: (cues.items as { id: string }[]).map((c) => c.id), durations });
-  }
-  heard.length = 0;
-  const startedAt = new Map<string, number>();
-  const starting = Date.now();
-  await Promise.all(
-    timed.map(async (t, i) => {
-      await sleep((i / timed.length) * 2_000);
-      const s = await must(`${base}/rundowns/${t.id}/action:start`, 'POST', caller);
-      startedAt.set(t.id, s.active_cue.started_at as number);
-    }),
-  );
-  const longest = Math.max(...timed.map((t) => t.durations.reduce((a, b) => a + b, 0)));
-  // From the last start's answer, not the planned 2 s: on a loaded machine the starts themselves take longer,
-  // and a timer that fires after the listener has left would count as missing.
-  const settle = Math.max(starting + 2_000, Date.now()) + longest + 3_000;
-  while (Date.now() < settle) await sleep(200);
-  await listener.quit();
-
-  const fireLate: number[] = [];
-  const heardLate: number[] = [];
-  let missing = 0;
-  let duplicates = 0;
-  for (const t of timed) {
-    const start = startedAt.get(t.id)!;
-    const mine = heard.filter((h) => h.s.rundown_id === t.id);
-    let due = start;
-    for (let j = 0; j < 4; j++) {
-      due += t.durations[j]!;
-      // j < 3: the auto-advance to cue j+1 (its started_at is the due instant); j == 3: the over-time status.
-      // (The over-time status of the last cue repeats its revision and cue: told apart by time.)
-      const nextDue = due + (t.durations[j + 1] ?? Infinity);
-      const matches =
-        j < 3
-          ? mine.filter((h) => h.s.active_cue?.id === t.cues[j + 1] && h.s.revision === j + 2 && h.s.at < nextDue)
-          : mine.filter((h) => h.s.revision === 4 && h.s.at >= due);
-      if (matches.length === 0) {
-        missing++;
-        continue;
-      }
-      if (matches.length > 1) duplicates += matches.length - 1;
-      const m = matches[0]!;
-      fireLate.push(m.s.at - due);
-      heardLate.push(m.at - due);
+  if (parts.has('timers')) {
+    const listener = new Redis(ready.redis_url);
+    const heard: { at: number; s: { rundown_id: string; revision: number; phase: string; at: number; active_cue: { id: string; started_at: number; duration_ms: number } | null } }[] = [];
+    listener.on('message', (_c: string, message: string) => heard.push({ at: Date.now(), s: JSON.parse(message) }));
+    await listener.subscribe('runner:status');
+    const timed: { id: string; cues: string[]; durations: number[] }[] = [];
+    for (let i = 0; i < timerRundowns; i++) {
+      const durations = Array.from({ length: 4 }, () => 500 + Math.floor(Math.random() * 3_500));
+      const r = await must(`${base}/rundowns`, 'POST', owner, {
+        title: `timers ${i}`,
+        cues: durations.map((d, j) => ({ title: `T${j}`, duration_ms: d, auto_advance: j < 3 })),
+      }, 201);
+      const cues = await must(`${base}/rundowns/${r.id}/cues`, 'GET', owner);
+      timed.push({ id: r.id as string, cues: (cues.items as { id: string }[]).map((c) => c.id), durations });
     }
+    heard.length = 0;
+    const startedAt = new Map<string, number>();
+    const { cpu } = await cpuDuring(watched, async () => {
+      const starting = Date.now();
+      await Promise.all(
+        timed.map(async (t, i) => {
+          await sleep((i / timed.length) * 2_000);
+          const s = await must(`${base}/rundowns/${t.id}/action:start`, 'POST', caller);
+          startedAt.set(t.id, s.active_cue.started_at as number);
+        }),
+      );
+      const longest = Math.max(...timed.map((t) => t.durations.reduce((a, b) => a + b, 0)));
+      // From the last start's answer, not the planned 2 s: on a loaded machine the starts themselves take longer,
+      // and a timer that fires after the listener has left would count as missing.
+      const settle = Math.max(starting + 2_000, Date.now()) + longest + 3_000;
+      while (Date.now() < settle) await sleep(200);
+    });
+    await listener.quit();
+
+    const fireLate: number[] = [];
+    const heardLate: number[] = [];
+    let missing = 0;
+    let duplicates = 0;
+    for (const t of timed) {
+      const start = startedAt.get(t.id)!;
+      const mine = heard.filter((h) => h.s.rundown_id === t.id);
+      let due = start;
+      for (let j = 0; j < 4; j++) {
+        due += t.durations[j]!;
+        // j < 3: the auto-advance to cue j+1 (its started_at is the due instant); j == 3: the over-time status.
+        // (The over-time status of the last cue repeats its revision and cue: told apart by time.)
+        const nextDue = due + (t.durations[j + 1] ?? Infinity);
+        const matches =
+          j < 3
+            ? mine.filter((h) => h.s.active_cue?.id === t.cues[j + 1] && h.s.revision === j + 2 && h.s.at < nextDue)
+            : mine.filter((h) => h.s.revision === 4 && h.s.at >= due);
+        if (matches.length === 0) {
+          missing++;
+          continue;
+        }
+        if (matches.length > 1) duplicates += matches.length - 1;
+        const m = matches[0]!;
+        fireLate.push(m.s.at - due);
+        heardLate.push(m.at - due);
+      }
+    }
+    if (process.env.BENCH_DEBUG) {
+      const t = timed[0]!;
+      console.log(JSON.stringify({ start: startedAt.get(t.id), durations: t.durations, cues: t.cues, heard: heard.filter((h) => h.s.rundown_id === t.id) }, null, 1));
+    }
+    const fire = summarize(fireLate);
+    const hear = summarize(heardLate);
+    // The starts (one action each) and the timers (each one transition or one over-time status).
+    const cpuPerTransition = perTransition(cpu, timerRundowns * 5);
+    recordLatency('runner', 'job lateness at commit (runner clock)', fire, { goal: 'p99 <= 20, max <= 50' });
+    recordLatency('runner', 'job lateness heard by a subscriber', hear);
+    recordFigure({ bench: 'runner', name: 'jobs missing + duplicated', unit: 'count', value: missing + duplicates, goal: '0' });
+    for (const [name, us] of Object.entries(cpuPerTransition)) recordFigure({ bench: 'runner', name: `CPU per timed transition (${name})`, unit: 'µs', value: us });
+    report.timers = { rundowns: timerRundowns, expected: timerRundowns * 4, measured: fire.n, missing, duplicates, fire_lateness: fire, heard_lateness: hear, cpu_us_per_transition: cpuPerTransition };
+    lines.push(
+      '',
+      `delayed jobs: ${timerRundowns} rundowns, ${timerRundowns * 4} timers (auto-advance and over-time deadlines); missing ${missing}, duplicates ${duplicates}`,
+      line('lateness at commit (runner clock)', fire) + '   goal p99 <= 20, max <= 50',
+      line('lateness as heard by a subscriber', hear),
+      `  CPU per transition (${timerRundowns} starts + ${timerRundowns * 4} timers, idle tail included): ${cpuLine(cpuPerTransition)}`,
+    );
   }
-  if (process.env.BENCH_DEBUG) {
-    const t = timed[0]!;
-    console.log(JSON.stringify({ start: startedAt.get(t.id), durations: t.durations, cues: t.cues, heard: heard.filter((h) => h.s.rundown_id === t.id) }, null, 1));
-  }
-  const fire = summarize(fireLate);
-  const hear = summarize(heardLate);
 
   // 3. Status reads: bare Express vs the gateway's authenticated GET /status (read model), interleaved.
-  const statusUrl = new URL(`${base}/rundowns/${pressShows[0]}/status`);
-  const readAuth = { authorization: `Bearer ${viewer}` };
-  if ((await once(statusUrl, readAuth)) !== 200) throw new Error('GET /status did not answer 200');
-  const targets = [
-    { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {} },
-    { name: 'GET /v1/rundowns/:id/status', url: statusUrl, headers: readAuth },
-    // The edge alone (token, revocation, rate limit, envelope): what the status read adds shows against it.
-    { name: 'GET /v1/auth (the edge alone)', url: new URL(`${base}/auth`), headers: readAuth },
-  ];
-  // The process serving each target, for its CPU per request.
-  const servingPid = [bare.child.pid!, pidListeningOn(ready.http_port), pidListeningOn(ready.http_port)];
-  for (const t of targets) await load(t.url, t.headers, warmup);
-  const samples = targets.map(() => [] as Sample[]);
-  const cpuSpent = targets.map(() => 0);
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, t] of targets.entries()) {
-      const before = cpuMs(servingPid[i]!);
-      samples[i]!.push(await load(t.url, t.headers, seconds / rounds));
-      cpuSpent[i]! += cpuMs(servingPid[i]!) - before;
+  if (parts.has('status')) {
+    const statusUrl = new URL(`${base}/rundowns/${pressShows[0]}/status`);
+    const readAuth = { authorization: `Bearer ${viewer}` };
+    if ((await once(statusUrl, readAuth)) !== 200) throw new Error('GET /status did not answer 200');
+    const targets = [
+      { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {} },
+      { name: 'GET /v1/rundowns/:id/status', url: statusUrl, headers: readAuth },
+      // The edge alone (token, revocation, rate limit, envelope): what the status read adds shows against it.
+      { name: 'GET /v1/auth (the edge alone)', url: new URL(`${base}/auth`), headers: readAuth },
+    ];
+    // The process serving each target, for its CPU per request.
+    const servingPid = [bare.child.pid!, pidListeningOn(ready.http_port), pidListeningOn(ready.http_port)];
+    for (const t of targets) await load(t.url, t.headers, warmup);
+    const samples = targets.map(() => [] as Sample[]);
+    const cpuSpent = targets.map(() => 0);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, t] of targets.entries()) {
+        const before = cpuMs(servingPid[i]!);
+        samples[i]!.push(await load(t.url, t.headers, seconds / rounds));
+        cpuSpent[i]! += cpuMs(servingPid[i]!) - before;
+      }
     }
-  }
-  const results = targets.map((t, i) => {
-    const merged = merge(t.name, samples[i]!);
-    return { ...merged, cpu_us_per_request: Math.round((1000 * cpuSpent[i]!) / Math.max(1, merged.requests + merged.errors)) };
-  });
-  const ratio = results[1]!.throughput / results[0]!.throughput;
-  const readOne = new Agent({ keepAlive: true, maxSockets: 1 });
-  for (let i = 0; i < 200; i++) await once(statusUrl, readAuth, readOne);
-  const sequentialSamples: number[] = [];
-  for (let i = 0; i < sequentialCount; i++) {
-    const t0 = performance.now();
-    if ((await once(statusUrl, readAuth, readOne)) !== 200) throw new Error('sequential status read failed');
-    sequentialSamples.push(performance.now() - t0);
-  }
-  readOne.destroy();
-  single.destroy();
-  const sequential = summarize(sequentialSamples);
-
-  recordLatency('runner', 'POST action:next sequential', pressSummary);
-  recordLatency('runner', 'job lateness at commit (runner clock)', fire, { goal: 'p99 <= 20, max <= 50' });
-  recordLatency('runner', 'job lateness heard by a subscriber', hear);
-  recordFigure({ bench: 'runner', name: 'jobs missing + duplicated', unit: 'count', value: missing + duplicates, goal: '0' });
-  for (const r of results) {
-    recordFigure({
-      bench: 'runner',
-      name: `${r.name}, ${concurrency} conns`,
-      unit: 'req/s',
-      n: r.requests,
-      p50: r.p50,
-      p99: r.p99,
-      value: r.throughput,
-      ...(r === results[0] ? {} : { baseline: results[0]!.name, ratio: r.throughput / results[0]!.throughput }),
-      ...(r === results[1] ? { goal: 'ratio >= 0.5' } : {}),
+    const results = targets.map((t, i) => {
+      const merged = merge(t.name, samples[i]!);
+      return { ...merged, cpu_us_per_request: Math.round((1000 * cpuSpent[i]!) / Math.max(1, merged.requests + merged.errors)) };
     });
-  }
-  recordLatency('runner', 'GET /status sequential, 1 conn', sequential, { goal: 'p50 <= 1.5, p99 <= 5' });
-  const report = {
-    action_next: pressSummary,
-    timers: { rundowns: timerRundowns, expected: timerRundowns * 4, measured: fire.n, missing, duplicates, fire_lateness: fire, heard_lateness: hear },
-    status_reads: { concurrency, results, ratio, sequential },
-  };
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(report)}\n`);
-  } else {
-    const line = (name: string, s: ReturnType<typeof summarize>) =>
-      `${name.padEnd(40)} n=${String(s.n).padEnd(5)} p50 ${fmt(s.p50)} ms  p99 ${fmt(s.p99)} ms  max ${fmt(s.max)} ms`;
-    console.log('runner benchmark (compiled services, telemetry on, one run)\n');
-    console.log(line('POST action:next (sequential)', pressSummary));
-    console.log(`\ndelayed jobs: ${timerRundowns} rundowns, ${timerRundowns * 4} timers (auto-advance and over-time deadlines); missing ${missing}, duplicates ${duplicates}`);
-    console.log(line('lateness at commit (runner clock)', fire) + '   goal p99 <= 20, max <= 50');
-    console.log(line('lateness as heard by a subscriber', hear));
-    console.log(`\nstatus reads, ${concurrency} keep-alive connections, ${seconds} s per target in ${rounds} interleaved rounds:`);
+    const ratio = results[1]!.throughput / results[0]!.throughput;
+    const readOne = new Agent({ keepAlive: true, maxSockets: 1 });
+    for (let i = 0; i < 200; i++) await once(statusUrl, readAuth, readOne);
+    const sequentialSamples: number[] = [];
+    for (let i = 0; i < sequentialCount; i++) {
+      const t0 = performance.now();
+      if ((await once(statusUrl, readAuth, readOne)) !== 200) throw new Error('sequential status read failed');
+      sequentialSamples.push(performance.now() - t0);
+    }
+    readOne.destroy();
+    const sequential = summarize(sequentialSamples);
     for (const r of results) {
-      console.log(
+      recordFigure({
+        bench: 'runner',
+        name: `${r.name}, ${concurrency} conns`,
+        unit: 'req/s',
+        n: r.requests,
+        p50: r.p50,
+        p99: r.p99,
+        value: r.throughput,
+        ...(r === results[0] ? {} : { baseline: results[0]!.name, ratio: r.throughput / results[0]!.throughput }),
+        ...(r === results[1] ? { goal: 'ratio >= 0.5' } : {}),
+      });
+    }
+    recordLatency('runner', 'GET /status sequential, 1 conn', sequential, { goal: 'p50 <= 1.5, p99 <= 5' });
+    report.status_reads = { concurrency, results, ratio, sequential };
+    lines.push('', `status reads, ${concurrency} keep-alive connections, ${seconds} s per target in ${rounds} interleaved rounds:`);
+    for (const r of results) {
+      lines.push(
         `${r.name.padEnd(40)} ${String(r.requests).padStart(8)} req  ${r.throughput.toFixed(0).padStart(7)} req/s   p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  errors ${r.errors}  CPU ${r.cpu_us_per_request} µs/req`,
       );
     }
-    console.log(`CPU per request, gateway GET /status / bare Express: ${(results[1]!.cpu_us_per_request / results[0]!.cpu_us_per_request).toFixed(2)} (its inverse, ${(results[0]!.cpu_us_per_request / results[1]!.cpu_us_per_request).toFixed(2)}, is the throughput ratio on an idle CPU)`);
-    console.log(`ratio GET /status / bare Express: ${ratio.toFixed(2)} (goal >= 0.5); GET /v1/auth / bare Express: ${(results[2]!.throughput / results[0]!.throughput).toFixed(2)}`);
-    console.log(line('GET /status sequential (1 connection)', sequential) + '   goal p50 <= 1.5, p99 <= 5');
+    lines.push(
+      `CPU per request, gateway GET /status / bare Express: ${(results[1]!.cpu_us_per_request / results[0]!.cpu_us_per_request).toFixed(2)} (its inverse, ${(results[0]!.cpu_us_per_request / results[1]!.cpu_us_per_request).toFixed(2)}, is the throughput ratio on an idle CPU)`,
+      `ratio GET /status / bare Express: ${ratio.toFixed(2)} (goal >= 0.5); GET /v1/auth / bare Express: ${(results[2]!.throughput / results[0]!.throughput).toFixed(2)}`,
+      line('GET /status sequential (1 connection)', sequential) + '   goal p50 <= 1.5, p99 <= 5',
+    );
   }
+  single.destroy();
+
+  if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  else console.log(lines.join('\n'));
 } finally {
   agent.destroy();
   for (const cleanup of cleanups.reverse()) await cleanup();

@@ -4,6 +4,7 @@ import { readRundownEvents } from '@rundown/shared';
 import { createRundown, createTeam, system, v1 } from '../support/client.js';
 import { query } from '../support/db.js';
 import { startGateway } from '../support/gateway.js';
+import { expectProblem } from '../support/problems.js';
 
 // A show that lives while its rundown is edited: every runner change is a `status` domain event in
 // the rundown's stream (through the runner's outbox), edits keep next_cue right, and the read
@@ -133,6 +134,22 @@ describe('edits during a show', () => {
     expect(converted.next_cue.id).toBe(s.cue.D);
     expect((await act(s.id, 'next')).active_cue.id).toBe(s.cue.D);
     expect((await act(s.id, 'previous')).active_cue.id).toBe(s.cue.A);
+  });
+
+  it('an action right after an edit plays the edited order (the runner keeps orders between actions, never past an edit)', async () => {
+    const s = await show(['A', 'B', 'C']);
+    await act(s.id, 'start');
+    // The runner now holds this order; each edit below answers before the action is sent, and the
+    // action must see it at once, whatever the event follower has done by then.
+    const inserted = await v1('POST', `/rundowns/${s.id}/cues`, { token: owner, body: { title: 'Inserted', position: { after_cue_id: s.cue.A } } });
+    expect(inserted.status, inserted.text).toBe(201);
+    expect((await act(s.id, 'next')).active_cue.id).toBe(inserted.body.data.id);
+    expect((await v1('PATCH', `/rundowns/${s.id}/cues/${s.cue.B}`, { token: owner, body: { title: 'B, renamed' } })).status).toBe(200);
+    const renamed = await act(s.id, 'next');
+    expect(renamed.active_cue.id).toBe(s.cue.B);
+    expect(renamed.active_cue.title).toBe('B, renamed');
+    expect((await v1('PATCH', `/rundowns/${s.id}/cues/${s.cue.C}`, { token: owner, body: { skip: true } })).status).toBe(200);
+    expectProblem(await v1('POST', `/rundowns/${s.id}/action:next`, { token: caller }), 409, 'runner.no_next_cue');
   });
 
   it('the pre-show next cue follows edits too', async () => {

@@ -48,6 +48,6 @@ export function rundownDomain(
     mentions: new MentionsService(access, new MentionsRepository()),
     textVariables: new TextVariablesService(access, new TextVariablesRepository()),
     outputMessage: new OutputMessageService(access, new OutputMessagesRepository()),
-    playableOrder: new PlayableOrderService(transactions, rundowns, cuesRepo),
+    playableOrder: new PlayableOrderService(transactions, rundowns, rundownsRepo, cuesRepo),
   };
 }

@@ -18,6 +18,8 @@ export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
       /** A due job is handed over this early (ms); the worker waits in process for the exact instant. */
       TIMER_LEAD_MS: env.int(30, 0),
       GRPC_DEADLINE_MS: env.int(5_000, 100),
+      /** The playable orders kept between transitions (re-read only when their version moved), bounded by the cues they hold. */
+      ORDER_CACHE_MAX_CUES: env.int(50_000, 1),
     },
     source,
   );

@@ -13,13 +13,16 @@ export function playableOrderHandlers(service: PlayableOrderService): ServiceBin
     PlayableOrderServiceService,
     {
       getPlayableOrder: async (req) => {
-        const order = await service.get(req.rundown_id);
+        const order = await service.get(req.rundown_id, req.if_version);
+        if ('not_modified' in order) return { rundown_id: order.rundown_id, team_id: order.team_id, cues: [], version: order.version, not_modified: true };
         return {
           rundown_id: order.rundown_id,
           team_id: order.team_id,
           cues: order.cues.map(cueMessage),
           start_time: order.start_time ?? undefined,
           timezone: order.timezone ?? undefined,
+          version: order.version,
+          not_modified: false,
         };
       },
     },

@@ -2,6 +2,7 @@ import { outboxMigration, outboxTraceMigration } from '@rundown/shared';
 import { Rundowns1763800000000 } from './1763800000000-rundowns.js';
 import { Content1763960000000 } from './1763960000000-content.js';
 import { MentionColor1764000000000 } from './1764000000000-mention-color.js';
+import { OrderVersion1765100000000 } from './1765100000000-order-version.js';
 
 export const migrations = [
   Rundowns1763800000000,
@@ -11,4 +12,6 @@ export const migrations = [
   outboxMigration('rundown', 1764100000000),
   // The originating trace of each event (the relay's span links to it).
   outboxTraceMigration('rundown', 1764900000000),
+  // The version of each rundown's playable order (the runner's conditional read).
+  OrderVersion1765100000000,
 ];

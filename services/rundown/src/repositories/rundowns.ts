@@ -20,6 +20,8 @@ export interface RundownRow {
   /** column_ids less the private columns: what clients see as column_order. */
   public_column_ids: string[];
   playable_duration_ms: number;
+  /** Moves with every change to the rundown's playable order (see the OrderVersion migration). */
+  order_version: number;
   created_at: Date;
   updated_at: Date;
   /** created_at with microseconds, for cursors (a JS Date keeps only ms). */
@@ -38,7 +40,7 @@ export interface ColumnRow {
 
 // public_column_ids: the column order without private columns, computed in the same query.
 const rundownColumns = `id, team_id, title, timezone, start_time::float8 AS start_time, status, settings, cue_tree,
-  column_ids, playable_duration_ms::float8 AS playable_duration_ms, created_at, updated_at,
+  column_ids, playable_duration_ms::float8 AS playable_duration_ms, order_version::float8 AS order_version, created_at, updated_at,
   ARRAY(SELECT t.cid FROM unnest(column_ids) WITH ORDINALITY AS t(cid, n)
         WHERE t.cid NOT IN (SELECT c.id FROM rundown.columns c WHERE c.rundown_id = rundowns.id AND c.private)
         ORDER BY t.n) AS public_column_ids,
@@ -95,6 +97,15 @@ export class RundownsRepository {
        WHERE id = $1${teamId === undefined ? '' : ' AND team_id = $2'} AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       values,
     )) as RundownRow[];
+    return rows[0];
+  }
+
+  /** A live rundown's team and order version: whether the order a caller holds is still current, in one small read. */
+  async orderVersion(db: Db, id: string): Promise<{ team_id: string; order_version: number } | undefined> {
+    const rows = (await db.query(
+      'SELECT team_id, order_version::float8 AS order_version FROM rundown.rundowns WHERE id = $1 AND deleted_at IS NULL',
+      [id],
+    )) as { team_id: string; order_version: number }[];
     return rows[0];
   }
 

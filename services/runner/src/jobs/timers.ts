@@ -54,6 +54,8 @@ export class BullTimers implements Timers {
   private readonly redis: Redis;
   private worker: Worker | undefined;
   private readonly alarms = new Map<string, NodeJS.Timeout>();
+  /** Jobs this replica is running: the transition a job commits replaces it, but an active job cannot be removed. */
+  private readonly firing = new Set<string>();
   private markerKey: string;
 
   constructor(
@@ -104,6 +106,7 @@ export class BullTimers implements Timers {
           `timer ${spec.kind}`,
           { root: true, kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': QUEUE_NAME, 'rundown.job.id': spec.id, 'rundown.id': spec.rundown_id } },
           async (span) => {
+            this.firing.add(spec.id);
             try {
               const lateMs = Date.now() - spec.due_at;
               const result = await fire(spec);
@@ -115,6 +118,7 @@ export class BullTimers implements Timers {
               span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
               throw error;
             } finally {
+              this.firing.delete(spec.id);
               span.end();
             }
           },
@@ -142,7 +146,8 @@ export class BullTimers implements Timers {
   async replace(previous: JobSpec[], next: JobSpec[]): Promise<void> {
     const keep = new Set(next.map((j) => j.id));
     await Promise.all([
-      ...previous.filter((j) => !keep.has(j.id)).map((j) => this.cancel(j.id)),
+      // The job firing now completes when its transition returns; removing it would be a refused round trip.
+      ...previous.filter((j) => !keep.has(j.id) && !this.firing.has(j.id)).map((j) => this.cancel(j.id)),
       ...next.map((j) => this.place(j)),
     ]);
   }

@@ -26,6 +26,11 @@ export const protobufFileName = "rundown/rundown/v1/playable.proto";
 
 export interface GetPlayableOrderRequest {
   rundown_id: string;
+  /**
+   * The version of the order the caller holds: when it is still current, the answer is
+   * `not_modified` (no cues), which costs the rundown context one small read instead of every cue.
+   */
+  if_version?: number | undefined;
 }
 
 export interface PlayableOrder {
@@ -35,17 +40,32 @@ export interface PlayableOrder {
   cues: Cue[];
   /** the rundown's planned start (ms epoch) and IANA timezone: the runner's timing plan (CONTRACT §10) */
   start_time?: number | undefined;
-  timezone?: string | undefined;
+  timezone?:
+    | string
+    | undefined;
+  /**
+   * Moves (in the same transaction) with every change to what this message holds: a cue, the cue
+   * order, the team, the planned start or timezone, the rundown's deletion.
+   */
+  version: number;
+  /**
+   * The request's `if_version` is still current: only rundown_id, team_id and version are set, and
+   * the order is the one the caller holds.
+   */
+  not_modified: boolean;
 }
 
 function createBaseGetPlayableOrderRequest(): GetPlayableOrderRequest {
-  return { rundown_id: "" };
+  return { rundown_id: "", if_version: undefined };
 }
 
 export const GetPlayableOrderRequest: MessageFns<GetPlayableOrderRequest> = {
   encode(message: GetPlayableOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.rundown_id !== "") {
       writer.uint32(10).string(message.rundown_id);
+    }
+    if (message.if_version !== undefined) {
+      writer.uint32(16).int64(message.if_version);
     }
     return writer;
   },
@@ -71,6 +91,14 @@ export const GetPlayableOrderRequest: MessageFns<GetPlayableOrderRequest> = {
             message.rundown_id = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.if_version = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -85,7 +113,15 @@ export const GetPlayableOrderRequest: MessageFns<GetPlayableOrderRequest> = {
 };
 
 function createBasePlayableOrder(): PlayableOrder {
-  return { rundown_id: "", team_id: "", cues: [], start_time: undefined, timezone: undefined };
+  return {
+    rundown_id: "",
+    team_id: "",
+    cues: [],
+    start_time: undefined,
+    timezone: undefined,
+    version: 0,
+    not_modified: false,
+  };
 }
 
 export const PlayableOrder: MessageFns<PlayableOrder> = {
@@ -104,6 +140,12 @@ export const PlayableOrder: MessageFns<PlayableOrder> = {
     }
     if (message.timezone !== undefined) {
       writer.uint32(42).string(message.timezone);
+    }
+    if (message.version !== 0) {
+      writer.uint32(48).int64(message.version);
+    }
+    if (message.not_modified !== false) {
+      writer.uint32(56).bool(message.not_modified);
     }
     return writer;
   },
@@ -159,6 +201,22 @@ export const PlayableOrder: MessageFns<PlayableOrder> = {
             }
 
             message.timezone = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.version = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.not_modified = reader.bool();
             continue;
           }
         }
