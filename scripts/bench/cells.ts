@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { fromHtml } from '../../services/cells/src/domain/content.js';
 import { pidListeningOn } from '../../test/support/processes.js';
 import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
@@ -19,7 +20,7 @@ import { quick, recordFigure, recordLatency } from './figures.js';
 import { formatSummary, summarize } from './stats.js';
 import { cpuMs, startTraceSink } from './support.js';
 
-const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--big-cues 1000] [--skip-pages] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
+const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--big-cues 1000] [--skip-pages] [--parts bulk,pages,single] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     'big-cues': { type: 'string', default: quick ? '200' : '1000' },
     // Leaves out the 50,000-cell rundown (its setup is most of the run); single reads use the small one.
     'skip-pages': { type: 'boolean', default: false },
+    // The parts to run (the baseline always runs): e.g. `--parts bulk` to profile the bulk write alone.
+    parts: { type: 'string', default: 'bulk,pages,single' },
     // Every service process writes a CPU profile (node --cpu-prof) into <dir> when it stops.
     profile: { type: 'string' },
     url: { type: 'string' },
@@ -45,6 +48,14 @@ const iterations = Number(values.iterations);
 const reads = Number(values.reads);
 const bigCues = Number(values['big-cues']);
 const warmup = 3;
+const parts = new Set(values.parts.split(',').map((p) => p.trim()));
+for (const part of parts) {
+  if (!['bulk', 'pages', 'single'].includes(part)) {
+    process.stderr.write(`unknown part "${part}"\n${usage}\n`);
+    process.exit(2);
+  }
+}
+if (values['skip-pages']) parts.delete('pages');
 
 interface Target {
   baseUrl: string;
@@ -52,6 +63,8 @@ interface Target {
   adminSecret: string;
   /** Port of each process (gateway HTTP, services gRPC), for CPU accounting when the bench started them. */
   ports?: Record<string, number>;
+  /** The PostgreSQL server and database the system uses, for its backends' CPU (when they run on this machine). */
+  database?: { serverUrl: string; name: string };
 }
 
 /** CPU time (user + system, ms) each process has used so far, from /proc (Linux, 100 ticks/s). */
@@ -61,13 +74,31 @@ function processesCpuMs(pids: Record<string, number>): Record<string, number> {
   return out;
 }
 
+/**
+ * The PostgreSQL backends serving the system's database, by application name (`pg:cells`,
+ * `pg:rundown`...): their CPU is read from /proc like the services', summed per application.
+ * Backends that start during a measurement count from zero; none end (the pools keep them).
+ */
+let backends: (() => Promise<Record<string, number[]>>) | undefined;
+let closeBackends: () => Promise<void> = async () => undefined;
+
+async function backendsCpuMs(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [name, list] of Object.entries(backends ? await backends() : {})) {
+    const ms = list.map(cpuMs).filter((v) => !Number.isNaN(v));
+    if (ms.length) out[name] = ms.reduce((a, b) => a + b, 0);
+  }
+  return out;
+}
+
 /** CPU per request of each process over `work` (load-independent, unlike latency on a shared machine). */
 async function cpuPerRequest(pids: Record<string, number>, requests: number, work: () => Promise<void>): Promise<string> {
-  const before = processesCpuMs(pids);
+  const before = { ...processesCpuMs(pids), ...(await backendsCpuMs()) };
   await work();
-  const after = processesCpuMs(pids);
-  return Object.keys(pids)
-    .map((name) => `${name} ${((after[name]! - before[name]!) / requests).toFixed(1)}`)
+  const after = { ...processesCpuMs(pids), ...(await backendsCpuMs()) };
+  return Object.keys(after)
+    .filter((name) => !name.startsWith('pg:') || after[name]! - (before[name] ?? 0) > 0)
+    .map((name) => `${name} ${((after[name]! - (before[name] ?? 0)) / requests).toFixed(1)}`)
     .join(', ');
 }
 
@@ -144,9 +175,22 @@ async function run(target: Target): Promise<void> {
       // not on this machine
     }
   }
+  const measured = Object.keys(pids).length > 0;
+  if (target.database) {
+    const admin = new pg.Client({ connectionString: target.database.serverUrl });
+    await admin.connect();
+    closeBackends = () => admin.end();
+    backends = async () => {
+      const { rows } = await admin.query<{ pid: number; application_name: string }>('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1', [
+        target.database!.name,
+      ]);
+      const byApplication: Record<string, number[]> = {};
+      for (const row of rows) (byApplication[`pg:${row.application_name || '?'}`] ??= []).push(row.pid);
+      return byApplication;
+    };
+  }
   const bulk: number[] = [];
   const sanitizing: number[] = [];
-  let cpu = '';
   const bulkRounds = async (from: number, to: number) => {
     for (let round = from; round < to; round++) await bulkRound(round);
   };
@@ -163,59 +207,66 @@ async function run(target: Target): Promise<void> {
       sanitizing.push(rules);
     }
   };
-  await bulkRounds(0, warmup);
-  cpu = await cpuPerRequest(pids, iterations, () => bulkRounds(warmup, warmup + iterations));
-  print(formatSummary('cells:bulk, 500 rich-text writes', summarize(bulk)));
-  if (Object.keys(pids).length) print(`${'  CPU ms per request'.padEnd(34)} ${cpu}`);
-  print(formatSummary('  CPU ms to sanitize the 500 here', summarize(sanitizing)));
+  if (parts.has('bulk')) {
+    await bulkRounds(0, warmup);
+    const cpu = await cpuPerRequest(pids, iterations, () => bulkRounds(warmup, warmup + iterations));
+    print(formatSummary('cells:bulk, 500 rich-text writes', summarize(bulk)));
+    if (measured) print(`${'  CPU ms per request'.padEnd(34)} ${cpu}`);
+    print(formatSummary('  CPU ms to sanitize the 500 here', summarize(sanitizing)));
+  } else {
+    // Setup only: the small rundown's cells populated once, for the single reads.
+    await v1('POST', `/rundowns/${small.id}/cells:bulk`, { items: targets.map((c, i) => ({ ...c, content_html: richText(0, i) })) });
+  }
 
   // 2. The whole rundown, 50,000 cells, page by page.
   const pageTimes: number[] = [];
   let big = small;
   let all = targets;
-  if (!values['skip-pages']) {
-  big = await layout(bigCues, 50);
-  all = coordinates(big);
-  for (let i = 0; i < all.length; i += 500) {
-    await v1('POST', `/rundowns/${big.id}/cells:bulk`, { items: all.slice(i, i + 500).map((c, j) => ({ ...c, content: `cell ${i + j}` })) });
-  }
-  const totals: number[] = [];
-  const pagesCpu = await cpuPerRequest(pids, (2 * all.length) / 100, async () => {
-  for (let pass = 0; pass < 2; pass++) {
-    let cursor: string | null = null;
-    let seen = 0;
-    const started = performance.now();
-    do {
-      const query: string = `?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const t = performance.now();
-      const page: Envelope = await v1('GET', `/rundowns/${big.id}/cells${query}`);
-      pageTimes.push(performance.now() - t);
-      seen += page.data.items.length;
-      cursor = page.data.next_cursor;
-    } while (cursor);
-    totals.push(performance.now() - started);
-    if (seen !== all.length) throw new Error(`read ${seen} cells, expected ${all.length}`);
-  }
-  });
-  print(formatSummary(`GET /cells whole rundown, page of 100 (${all.length} cells)`, summarize(pageTimes)));
-  print(`${`whole-rundown read, all ${all.length / 100} pages`.padEnd(34)} totals ${totals.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
-  recordFigure({ bench: 'cells', name: 'whole-rundown read (all pages), total', unit: 'ms', n: totals.length, max: Math.max(...totals), value: totals.reduce((a, b) => a + b, 0) / totals.length });
-  if (Object.keys(pids).length) print(`${'  CPU ms per page'.padEnd(34)} ${pagesCpu}`);
+  if (parts.has('pages')) {
+    big = await layout(bigCues, 50);
+    all = coordinates(big);
+    for (let i = 0; i < all.length; i += 500) {
+      await v1('POST', `/rundowns/${big.id}/cells:bulk`, { items: all.slice(i, i + 500).map((c, j) => ({ ...c, content: `cell ${i + j}` })) });
+    }
+    const totals: number[] = [];
+    const pagesCpu = await cpuPerRequest(pids, (2 * all.length) / 100, async () => {
+      for (let pass = 0; pass < 2; pass++) {
+        let cursor: string | null = null;
+        let seen = 0;
+        const started = performance.now();
+        do {
+          const query: string = `?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+          const t = performance.now();
+          const page: Envelope = await v1('GET', `/rundowns/${big.id}/cells${query}`);
+          pageTimes.push(performance.now() - t);
+          seen += page.data.items.length;
+          cursor = page.data.next_cursor;
+        } while (cursor);
+        totals.push(performance.now() - started);
+        if (seen !== all.length) throw new Error(`read ${seen} cells, expected ${all.length}`);
+      }
+    });
+    print(formatSummary(`GET /cells whole rundown, page of 100 (${all.length} cells)`, summarize(pageTimes)));
+    print(`${`whole-rundown read, all ${all.length / 100} pages`.padEnd(34)} totals ${totals.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
+    recordFigure({ bench: 'cells', name: 'whole-rundown read (all pages), total', unit: 'ms', n: totals.length, max: Math.max(...totals), value: totals.reduce((a, b) => a + b, 0) / totals.length });
+    if (measured) print(`${'  CPU ms per page'.padEnd(34)} ${pagesCpu}`);
   }
 
   // 3. One coordinate, sequential.
   const single: number[] = [];
-  const singleRead = async (i: number) => {
-    const c = all[(i * 7919) % all.length]!;
-    const ms = await timed(() => v1('GET', `/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`));
-    if (i >= warmup * 10) single.push(ms);
-  };
-  for (let i = 0; i < warmup * 10; i++) await singleRead(i);
-  const singleCpu = await cpuPerRequest(pids, reads, async () => {
-    for (let i = warmup * 10; i < warmup * 10 + reads; i++) await singleRead(i);
-  });
-  print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
-  if (Object.keys(pids).length) print(`${'  CPU ms per read'.padEnd(34)} ${singleCpu}`);
+  if (parts.has('single')) {
+    const singleRead = async (i: number) => {
+      const c = all[(i * 7919) % all.length]!;
+      const ms = await timed(() => v1('GET', `/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`));
+      if (i >= warmup * 10) single.push(ms);
+    };
+    for (let i = 0; i < warmup * 10; i++) await singleRead(i);
+    const singleCpu = await cpuPerRequest(pids, reads, async () => {
+      for (let i = warmup * 10; i < warmup * 10 + reads; i++) await singleRead(i);
+    });
+    print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
+    if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${singleCpu}`);
+  }
 
   // Baseline from the same run, on the same noisy machine: the cheapest authenticated read.
   const baseline: number[] = [];
@@ -229,17 +280,17 @@ async function run(target: Target): Promise<void> {
   });
   const base = summarize(baseline);
   print(formatSummary('baseline GET /rundowns/:id (seq.)', base));
-  if (Object.keys(pids).length) print(`${'  CPU ms per read'.padEnd(34)} ${baselineCpu}`);
+  if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${baselineCpu}`);
   const ratio = (name: string, s: number[]) => print(`${name.padEnd(34)} p50 = ${(summarize(s).p50 / base.p50).toFixed(1)} x baseline p50`);
   const baselineName = 'GET /rundowns/:id sequential';
   const vsBase = (s: number[]) => ({ baseline: baselineName, ratio: summarize(s).p50 / base.p50 });
   recordLatency('cells', baselineName, base);
-  recordLatency('cells', 'cells:bulk, 500 rich-text writes', summarize(bulk), vsBase(bulk));
+  if (bulk.length) recordLatency('cells', 'cells:bulk, 500 rich-text writes', summarize(bulk), vsBase(bulk));
   if (pageTimes.length) recordLatency('cells', 'GET /cells page of 100, large rundown', summarize(pageTimes), vsBase(pageTimes));
-  recordLatency('cells', 'GET /cells one coordinate', summarize(single), vsBase(single));
-  ratio('cells:bulk 500', bulk);
+  if (single.length) recordLatency('cells', 'GET /cells one coordinate', summarize(single), vsBase(single));
+  if (bulk.length) ratio('cells:bulk 500', bulk);
   if (pageTimes.length) ratio('GET /cells page of 100', pageTimes);
-  ratio('GET /cells one coordinate', single);
+  if (single.length) ratio('GET /cells one coordinate', single);
 }
 
 if (values.url) {
@@ -275,9 +326,11 @@ if (values.url) {
       adminUrl: system.ready.admin_url,
       adminSecret: system.ready.admin_secret,
       ports: { gateway: system.ready.http_port, ...system.ready.grpc_ports },
+      database: { serverUrl: infra.postgresServerUrl, name: database.name },
     });
     print(`telemetry: ${(sink.received() / 1e6).toFixed(1)} MB of OTLP exports received; ${retried} requests retried (503 / revocation check unavailable)`);
   } finally {
+    await closeBackends();
     await system.stop();
     sink.server.close();
     await database.drop();

@@ -1,14 +1,20 @@
-// Where a process's CPU time goes: self time of a `node --cpu-prof` profile, by package and by function.
+// Where a process's CPU time goes: self time of a `node --cpu-prof` profile by package and by
+// function, and total time (self plus callees, each counted once per stack) by function.
 //
-//   node --conditions=source --import tsx scripts/bench/profile-summary.ts <file.cpuprofile>... [--top 25]
+//   node --conditions=source --import tsx scripts/bench/profile-summary.ts <file.cpuprofile>... [--top 25] [--focus <text>] [--min-ms 200]
 //
-// `npm run bench:edge -- --profile <dir>` writes one profile per service process into <dir>.
+// `--focus <text>`: only the samples whose stack holds a function whose name or file contains
+// <text> (e.g. `writeCells`, `sanitize-html`): where that work's time goes.
+// `--min-ms`: leaves out profiles busier than nothing much (a migration run, a stopped helper).
+// `npm run bench:edge -- --profile <dir>` (and bench:cells, bench:runner) write one profile per
+// service process into <dir>; each is named here by the service its code comes from.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -16,10 +22,15 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '25' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { top: { type: 'string', default: '25' }, focus: { type: 'string' }, 'min-ms': { type: 'string', default: '0' } },
+  allowPositionals: true,
+});
 const top = Number(values.top);
+const focus = values.focus;
+const minMs = Number(values['min-ms']);
 
-/** `express`, `@opentelemetry/instrumentation-http`, `(program)`, `node:internal/http`, `gateway`… */
+/** `express`, `@opentelemetry/instrumentation-http`, `(program)`, `node:internal/http`, `services/gateway`… */
 function packageOf(url: string, name: string): string {
   if (!url) return name.startsWith('(') ? name : '(native)';
   if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
@@ -32,27 +43,60 @@ function packageOf(url: string, name: string): string {
   return service ? `services/${service[1]}` : url;
 }
 
+/** The service a profile's process ran: the one whose `main` module it loaded. */
+function serviceOf(nodes: ProfileNode[]): string {
+  for (const n of nodes) {
+    const main = /\/services\/([^/]+)\/(?:dist|src)\/main\.[jt]s$/.exec(n.callFrame.url);
+    if (main) return main[1]!;
+  }
+  return '?';
+}
+
 for (const file of positionals) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const label = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${packageOf(n.callFrame.url, n.callFrame.functionName)}:${n.callFrame.lineNumber + 1}`;
+  const stackOf = (id: number) => {
+    const stack: ProfileNode[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!);
+    return stack;
+  };
+  const inFocus = new Map<number, boolean>();
+  const focused = (id: number): boolean => {
+    if (focus === undefined) return true;
+    let answer = inFocus.get(id);
+    if (answer === undefined) {
+      answer = stackOf(id).some((n) => n.callFrame.functionName.includes(focus) || n.callFrame.url.includes(focus));
+      inFocus.set(id, answer);
+    }
+    return answer;
+  };
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let busy = 0;
   let total = 0;
   let idle = 0;
   const packages = new Map<string, number>();
   const functions = new Map<string, number>();
+  const totals = new Map<string, number>();
   for (const [id, us] of self) {
-    const { callFrame: f } = byId.get(id)!;
-    if (f.functionName === '(idle)') {
+    const node = byId.get(id)!;
+    if (node.callFrame.functionName === '(idle)') {
       idle += us;
       continue;
     }
+    busy += us;
+    if (!focused(id)) continue;
     total += us;
-    const pkg = packageOf(f.url, f.functionName);
+    const pkg = packageOf(node.callFrame.url, node.callFrame.functionName);
     packages.set(pkg, (packages.get(pkg) ?? 0) + us);
-    const fn = `${f.functionName || '(anonymous)'} ${pkg}:${f.lineNumber + 1}`;
-    functions.set(fn, (functions.get(fn) ?? 0) + us);
+    functions.set(label(node), (functions.get(label(node)) ?? 0) + us);
+    // Total time: every function on the stack, once however often it recurses.
+    for (const name of new Set(stackOf(id).map(label))) totals.set(name, (totals.get(name) ?? 0) + us);
   }
+  if (busy / 1000 < minMs) continue;
   const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
   const rows = (m: Map<string, number>) =>
     [...m.entries()]
@@ -60,7 +104,9 @@ for (const file of positionals) {
       .slice(0, top)
       .map(([k, us]) => `  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)
       .join('\n');
-  console.log(`\n${file}: ${(total / 1000).toFixed(0)} ms busy, ${(idle / 1000).toFixed(0)} ms idle`);
+  const scope = focus === undefined ? '' : `, ${(total / 1000).toFixed(0)} ms under "${focus}"`;
+  console.log(`\n${file} (${serviceOf(profile.nodes)}): ${(busy / 1000).toFixed(0)} ms busy${scope}, ${(idle / 1000).toFixed(0)} ms idle`);
   console.log(`by package (self time):\n${rows(packages)}`);
   console.log(`by function (self time):\n${rows(functions)}`);
+  console.log(`by function (total time):\n${rows(totals)}`);
 }

@@ -39,9 +39,7 @@ beforeAll(async () => {
     deleteCueCells: async (rundownId, cueIds) => void (await cells.deleteCues(rundownId, cueIds)),
     deleteRundownCells: async (rundownId) => void (await cells.deleteRundown(rundownId)),
     snapshotCells: async (_ctx, rundownId, snapshotId, cueIds, columnIds, max) => {
-      const { items, total } = await cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max);
-      const date = (iso: string | null) => (iso === null ? null : new Date(iso));
-      return { items: items.map((c) => ({ ...c, created_at: date(c.created_at), updated_at: date(c.updated_at) })), total };
+      return cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max);
     },
   };
   coordinates = domainOf(rundownDb, cellsPort).coordinates;

@@ -9,8 +9,9 @@ export interface CellRecord {
   column_id: string;
   content: string;
   content_html: string;
-  created_at: string | null;
-  updated_at: string | null;
+  /** Dates as PostgreSQL answered them (the gRPC and event messages carry them as Timestamps). */
+  created_at: Date | null;
+  updated_at: Date | null;
 }
 
 export interface CellWrite {
@@ -35,8 +36,8 @@ export function toRecord(row: CellRow): CellRecord {
     column_id: row.column_id,
     content: row.content,
     content_html: row.content_html,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

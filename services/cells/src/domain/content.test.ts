@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { Parser, parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import { describe, expect, it } from 'vitest';
-import { colourStyle, fromHtml, fromText, htmlText, sanitize } from './content.js';
+import sanitizeHtml from 'sanitize-html';
+import { colourStyle, fromHtml, fromText, htmlText, sanitize, sanitizerOptions } from './content.js';
 import { xssCorpus } from './fixtures/xss-corpus.js';
 
 /** What CONTRACT §2 allows in stored cell HTML, restated independently of the sanitizer's options. */
@@ -102,6 +103,15 @@ describe('legitimate rich text', () => {
     expect(fromHtml('<p>Hello <rs-mention data-id="m">Anna</rs-mention></p><ul><li>one</li><li>two &amp; three</li></ul>').content).toBe('Hello Anna\none\ntwo & three');
     expect(fromHtml('<p>a<br>b</p><p>c</p>').content).toBe('a\nb\nc');
     expect(fromHtml('<script>only script</script>')).toEqual({ content: '', content_html: '' });
+  });
+
+  it('answers HTML without markup, entities or escaped characters as the sanitizer does, without parsing it', () => {
+    const markupFree = fc.string({ unit: 'binary', maxLength: 200 }).filter((s) => !/[<>&]/.test(s));
+    const samples = ['', '  plain  ', 'line\r\nnext\n\tindented', 'quotes " and \' stay', 'nul \u0000 and bom \ufeff', 'emoji 🎬 and é'];
+    for (const text of [...samples, ...fc.sample(markupFree, 300)]) {
+      expect(sanitize(text), JSON.stringify(text)).toBe(sanitizeHtml(text, sanitizerOptions).trim());
+    }
+    expect(fromHtml('  Stand by\n  camera 2 ')).toEqual({ content: 'Stand by\ncamera 2', content_html: 'Stand by\n  camera 2' });
   });
 
   it('stores plain text escaped in one paragraph', () => {

@@ -45,7 +45,7 @@ const keepColoursOnly: sanitizeHtml.Transformer = (tagName, attribs) => {
   return { tagName, attribs: colours ? { ...rest, style: colours } : rest };
 };
 
-const sanitizerOptions: sanitizeHtml.IOptions = {
+export const sanitizerOptions: sanitizeHtml.IOptions = {
   allowedTags: [...styledTags, 'br', 'hr', 'a', 'rs-mention', 'rs-variable'],
   // `style` on every allowed element, except that `keepColoursOnly` removes it from links and
   // references (which keep only their own attribute). One wildcard entry rather than one per tag:
@@ -70,7 +70,13 @@ const sanitizerOptions: sanitizeHtml.IOptions = {
   enforceHtmlBoundary: false,
 };
 
+/** Input with none of these is text to the sanitizer: it would answer it unchanged (trimmed). */
+const markupOrEscapes = /[<>&]/;
+
 export function sanitize(html: string): string {
+  // No tag, entity or character the sanitizer escapes: its output would be the input itself, so
+  // the parse is skipped (content.test.ts checks the two agree on generated text).
+  if (!markupOrEscapes.test(html)) return html.trim();
   // HTML void elements as HTML writes them (`<br>`, as plain-text cells store them), not XHTML's `<br />`.
   return sanitizeHtml(html, sanitizerOptions)
     .replace(/<(br|hr)((?: [a-z-]+="[^"]*")*) \/>/g, '<$1$2>')

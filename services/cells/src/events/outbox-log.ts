@@ -6,8 +6,6 @@ import type { CellEventLog, CellChange } from '../domain/events.js';
 /** The cells service's outbox: table `cells.outbox`, events stamped `source: "cells"`. */
 export const cellsOutbox = new Outbox('cells', 'cells');
 
-const asDate = (iso: string | null) => (iso === null ? undefined : new Date(iso));
-
 /** The event log of the cells service: `rundown.events.v1` `cell` events through its transactional outbox. */
 export class OutboxCellEventLog implements CellEventLog {
   constructor(private readonly outbox: Outbox = cellsOutbox) {}
@@ -27,7 +25,7 @@ export class OutboxCellEventLog implements CellEventLog {
               change: change === 'updated' ? Change.CHANGE_UPDATED : Change.CHANGE_REMOVED,
               cue_id: cell.cue_id,
               column_id: cell.column_id,
-              cell: { ...cell, created_at: asDate(cell.created_at), updated_at: asDate(cell.updated_at) },
+              cell: { ...cell, created_at: cell.created_at ?? undefined, updated_at: cell.updated_at ?? undefined },
             },
           },
           at,

@@ -13,8 +13,8 @@ export function cellMessage(c: CellRecord): Cell {
     column_id: c.column_id,
     content: c.content,
     content_html: c.content_html,
-    created_at: c.created_at === null ? undefined : new Date(c.created_at),
-    updated_at: c.updated_at === null ? undefined : new Date(c.updated_at),
+    created_at: c.created_at ?? undefined,
+    updated_at: c.updated_at ?? undefined,
   };
 }
 
