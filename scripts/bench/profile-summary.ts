@@ -1,6 +1,8 @@
 // Where a process's CPU time goes: self time of a `node --cpu-prof` profile, by package and by function.
 //
 //   node --conditions=source --import tsx scripts/bench/profile-summary.ts <file.cpuprofile>... [--top 25]
+//        [--window <file.json>]: only the samples between its `from` and `to` (µs of the monotonic clock
+//        that profiles and `process.hrtime` share), e.g. the measured phase a bench wrote beside its profiles
 //
 // `npm run bench:edge -- --profile <dir>` writes one profile per service process into <dir>.
 import { readFileSync } from 'node:fs';
@@ -12,12 +14,14 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '25' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '25' }, window: { type: 'string' } }, allowPositionals: true });
 const top = Number(values.top);
+const window = values.window ? (JSON.parse(readFileSync(values.window, 'utf8')) as { from: number; to: number }) : { from: -Infinity, to: Infinity };
 
 /** `express`, `@opentelemetry/instrumentation-http`, `(program)`, `node:internal/http`, `gateway`… */
 function packageOf(url: string, name: string): string {
@@ -36,7 +40,13 @@ for (const file of positionals) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  // A sample's time is the profile's start plus the deltas so far; its delta is the time it stands for.
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= window.from && at <= window.to) self.set(id, (self.get(id) ?? 0) + delta);
+  });
   let total = 0;
   let idle = 0;
   const packages = new Map<string, number>();
