@@ -10,7 +10,8 @@
 //      to the last of the 1,000 clients receiving the new `timesnap` (p50/p99, goal p99 <= 50 ms).
 //   3. the bare push baseline: the same number of Socket.IO (WebSocket) clients on a plain Socket.IO
 //      server in its own process; the time from sending `POST /emit` to the last client's event,
-//      against the time from sending `action:next` to the last client's timesnap (the ratio).
+//      against the time from sending `action:next` to the last client's timesnap (the ratio); and
+//      the same for what one v0 change sends (`currentCue`, `nextCue`, `timesnap`: `POST /emit-v0`).
 // The launcher's own realtime replica stays in the consumer group (a third, client-less replica).
 // The clients run in --client-processes child processes (default 4; v0-clients.ts), as real clients
 // sit on separate machines: 1,000 clients parsing three or four messages each in one Node process
@@ -180,9 +181,29 @@ try {
   }
   const bareCpuPerEmit = (cpuMs(bare.child.pid!) - bareCpuBefore) / (PRESSES + 5);
   const bareClientCpuPerEmit = (bareClients.cpuMs() - bareClientCpuBefore) / (PRESSES + 5);
+  // The same with what one v0 change sends: `currentCue`, `nextCue` and `timesnap`, records as v0's.
+  const bareV0Latencies: number[] = [];
+  const bareV0CpuBefore = cpuMs(bare.child.pid!);
+  const bareV0ClientCpuBefore = bareClients.cpuMs();
+  const cueRecord = (n: number) => {
+    const at = new Date().toISOString();
+    return { id: `bare-v0-cue-${n}`, type: 'cue', title: `Q${n}`, subtitle: '', duration: 600_000, backgroundColor: '', locked: false, createdAt: at, updatedAt: at };
+  };
+  for (let p = 0; p < PRESSES + 5; p++) {
+    const cueId = `bare-v0-${p}`;
+    const kickoff = Date.now();
+    const change = { currentCue: { ...cueRecord(p), id: cueId }, nextCue: cueRecord(p + 1), timesnap: { lastStop: null, kickoff, running: true, cueId, deadline: kickoff + 600_000 } };
+    const sent = monotonicMs();
+    await (await fetch(`${bare.url}/emit-v0`, { method: 'POST', body: JSON.stringify(change) })).text();
+    const { last } = await bareClients.all(cueId);
+    if (p >= 5) bareV0Latencies.push(last - sent);
+  }
+  const bareV0CpuPerEmit = (cpuMs(bare.child.pid!) - bareV0CpuBefore) / (PRESSES + 5);
+  const bareV0ClientCpuPerEmit = (bareClients.cpuMs() - bareV0ClientCpuBefore) / (PRESSES + 5);
   await bareClients.close();
   bare.child.kill('SIGTERM');
   const bareStats = summarize(bareLatencies);
+  const bareV0Stats = summarize(bareV0Latencies);
 
   const { system, telemetry } = await startBenchSystem('rundown_bench_v0', 8, cleanups, {
     env: values.profile ? { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile)}` } : {},
@@ -313,6 +334,7 @@ try {
   recordLatency('v0', `action:next answer -> last of ${CLIENTS} sockets`, s, { goal: 'p99 <= 50' });
   recordLatency('v0', `bare Socket.IO: emit sent -> last of ${CLIENTS}`, bareStats);
   recordLatency('v0', `action:next sent -> last of ${CLIENTS} sockets`, sentStats, { baseline: 'bare Socket.IO emit (p99)', ratio: sentStats.p99 / bareStats.p99 });
+  recordLatency('v0', `bare Socket.IO, a v0 change's 3 events: emit sent -> last of ${CLIENTS}`, bareV0Stats);
   recordFigure({ bench: 'v0', name: 'socket events missed', unit: 'count', value: missing, goal: '0' });
   const pub = summarize(publishLags);
   const spread = summarize(spreads);
@@ -333,6 +355,8 @@ try {
     first_to_last_client_ms: { p50: Number(spread.p50.toFixed(2)), p99: Number(spread.p99.toFixed(2)) },
     cpu_ms_per_press: Object.fromEntries(cpuNames.map((name, i) => [name, cpuPerPress[i]])),
     bare_cpu_ms_per_emit: { server: Number(bareCpuPerEmit.toFixed(2)), clients: Number(bareClientCpuPerEmit.toFixed(2)) },
+    bare_v0_change_ms: { p50: Number(bareV0Stats.p50.toFixed(2)), p99: Number(bareV0Stats.p99.toFixed(2)) },
+    bare_v0_change_cpu_ms: { server: Number(bareV0CpuPerEmit.toFixed(2)), clients: Number(bareV0ClientCpuPerEmit.toFixed(2)) },
     write_syscalls_per_press: writesPerPress,
     clients_missing_an_event: missing,
   };
@@ -352,6 +376,8 @@ try {
     console.log(`  clients that missed an event: ${missing}`);
     console.log(`  bare Socket.IO server, emit sent -> last of ${CLIENTS}: p50 ${bareStats.p50.toFixed(2)} ms  p99 ${bareStats.p99.toFixed(2)} ms  max ${bareStats.max.toFixed(2)} ms`);
     console.log(`    (CPU ms per emit: the bare server ${result.bare_cpu_ms_per_emit.server}, the ${CLIENTS} clients ${result.bare_cpu_ms_per_emit.clients})`);
+    console.log(`  bare Socket.IO server, a v0 change (currentCue, nextCue, timesnap) sent -> last of ${CLIENTS}: p50 ${bareV0Stats.p50.toFixed(2)} ms  p99 ${bareV0Stats.p99.toFixed(2)} ms`);
+    console.log(`    (CPU ms per change: the bare server ${result.bare_v0_change_cpu_ms.server}, the ${CLIENTS} clients ${result.bare_v0_change_cpu_ms.clients}; action:next sent -> last client p50 ${(sentStats.p50 / bareV0Stats.p50).toFixed(2)}x, p99 ${(sentStats.p99 / bareV0Stats.p99).toFixed(2)}x this)`);
     console.log(`  action:next sent -> last client: p50 ${sentStats.p50.toFixed(2)} ms  p99 ${sentStats.p99.toFixed(2)} ms; p99 ratio against the bare server ${(sentStats.p99 / bareStats.p99).toFixed(2)}x`);
   }
 } catch (error) {
