@@ -1,8 +1,9 @@
 // One process of the v0 bench's Socket.IO clients. `scripts/bench/v0.ts` starts several (real clients
 // sit on separate machines; 1,000 of them parsing in one Node process made that process the slowest
 // part of the measured path) and speaks to each over the IPC channel:
-//   parent -> { type: 'join', urls, path?, auth?, offset, count }: opens `count` WebSocket clients, the
-//             client numbered offset + k on urls[(offset + k) % urls.length]; answers { type: 'joined' }
+//   parent -> { type: 'join', urls, path?, auth?, offset, count, batch }: opens `count` WebSocket clients,
+//             `batch` at a time, the client numbered offset + k on urls[(offset + k) % urls.length];
+//             answers { type: 'joined' } (or { type: 'error' }: refused, dropped, or no snapshot in 60 s)
 //   child  -> { type: 'all', cueId, first, last }: every client of this process has received the
 //             `timesnap` of `cueId` (first and last receipt, ms on the monotonic clock every process shares)
 //   parent -> { type: 'count', cueId }: answers { type: 'count', cueId, seen } (how many have it so far)
@@ -17,6 +18,7 @@ export interface JoinMessage {
   auth?: Record<string, string>;
   offset: number;
   count: number;
+  batch: number;
 }
 export type ParentMessage = JoinMessage | { type: 'count'; cueId: string } | { type: 'close' };
 export type ChildMessage =
@@ -30,10 +32,10 @@ const sockets: Socket[] = [];
 /** Per cue id: how many clients have received its timesnap, the first and the last receipt. */
 const receipts = new Map<string, { seen: number; first: number; last: number }>();
 
-async function join({ urls, path, auth, offset, count }: JoinMessage): Promise<void> {
-  for (let i = 0; i < count; i += 50) {
+async function join({ urls, path, auth, offset, count, batch: size }: JoinMessage): Promise<void> {
+  for (let i = 0; i < count; i += size) {
     const batch: Promise<unknown>[] = [];
-    for (let k = i; k < Math.min(count, i + 50); k++) {
+    for (let k = i; k < Math.min(count, i + size); k++) {
       const url = urls[(offset + k) % urls.length]!;
       const socket = io(url, { ...(path ? { path } : {}), ...(auth ? { auth } : {}), transports: ['websocket'], reconnection: false });
       let current: string | null = null;
@@ -50,8 +52,10 @@ async function join({ urls, path, auth, offset, count }: JoinMessage): Promise<v
       sockets.push(socket);
       batch.push(
         new Promise((ok, fail) => {
-          socket.once('timesnap', ok);
-          socket.once('connect_error', fail);
+          const timer = setTimeout(() => fail(new Error('a client had no snapshot 60 s after connecting')), 60_000);
+          socket.once('timesnap', () => (clearTimeout(timer), ok(undefined)));
+          socket.once('connect_error', (error) => (clearTimeout(timer), fail(error)));
+          socket.once('disconnect', (reason) => (clearTimeout(timer), fail(new Error(`a client was disconnected while joining (${reason})`))));
         }),
       );
     }

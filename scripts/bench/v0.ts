@@ -113,6 +113,7 @@ async function startClients(urls: string[], options: { path?: string; auth?: Rec
     return done();
   };
   const tell = (child: ChildProcess, message: ParentMessage) => child.send(message);
+  // A join that fails stops every client process (the caller has no handle on them yet).
   await Promise.all(
     children.map((child, i) => {
       const offset = Math.floor((i * CLIENTS) / children.length);
@@ -124,10 +125,14 @@ async function startClients(urls: string[], options: { path?: string; auth?: Rec
           if (message.type === 'error') fail(new Error(message.message));
         });
       });
-      tell(child, { type: 'join', urls, ...options, offset, count });
+      // 50 joins at a time in all, as one process made them (each takes the rundown's lock).
+      tell(child, { type: 'join', urls, ...options, offset, count, batch: Math.ceil(50 / children.length) });
       return joined;
     }),
-  );
+  ).catch((error: unknown) => {
+    for (const child of children) child.kill('SIGTERM');
+    throw error;
+  });
   return {
     async all(cueId: string): Promise<{ first: number; last: number; missing: number }> {
       if (!(await until(() => reports.get(cueId)?.length === children.length, Date.now() + 5_000))) {
