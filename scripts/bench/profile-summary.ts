@@ -2,6 +2,8 @@
 // function, and total time (self plus callees, each counted once per stack) by function.
 //
 //   node --conditions=source --import tsx scripts/bench/profile-summary.ts <file.cpuprofile>... [--top 25] [--focus <text>] [--min-ms 200]
+//        [--window <file.json>]: only the samples between its `from` and `to` (µs of the monotonic clock
+//        that profiles and `process.hrtime` share), e.g. the measured phase a bench wrote beside its profiles
 //
 // `--focus <text>`: only the samples whose stack holds a function whose name or file contains
 // <text> (e.g. `writeCells`, `sanitize-html`): where that work's time goes.
@@ -18,17 +20,19 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
 
 const { values, positionals } = parseArgs({
-  options: { top: { type: 'string', default: '25' }, focus: { type: 'string' }, 'min-ms': { type: 'string', default: '0' } },
+  options: { top: { type: 'string', default: '25' }, focus: { type: 'string' }, 'min-ms': { type: 'string', default: '0' }, window: { type: 'string' } },
   allowPositionals: true,
 });
 const top = Number(values.top);
 const focus = values.focus;
 const minMs = Number(values['min-ms']);
+const window = values.window ? (JSON.parse(readFileSync(values.window, 'utf8')) as { from: number; to: number }) : { from: -Infinity, to: Infinity };
 
 /** `express`, `@opentelemetry/instrumentation-http`, `(program)`, `node:internal/http`, `services/gateway`… */
 function packageOf(url: string, name: string): string {
@@ -74,7 +78,13 @@ for (const file of positionals) {
     return answer;
   };
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  // A sample's time is the profile's start plus the deltas so far; its delta is the time it stands for.
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= window.from && at <= window.to) self.set(id, (self.get(id) ?? 0) + delta);
+  });
   let busy = 0;
   let total = 0;
   let idle = 0;

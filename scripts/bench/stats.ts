@@ -33,3 +33,6 @@ export async function timeSequential(n: number, fn: () => Promise<void>): Promis
   }
   return samples;
 }
+
+/** Milliseconds on CLOCK_MONOTONIC (process.hrtime): comparable between processes of one machine, unlike performance.now(). */
+export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;

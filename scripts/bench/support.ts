@@ -60,7 +60,9 @@ export function cpuMs(pid: number): number {
 /**
  * The bare push baseline, in its own process: plain Node HTTP serving SSE at `/events` and Socket.IO
  * (WebSocket) at `/socket.io`; `POST /emit` writes its body to every SSE stream as a `status` frame and
- * emits it to every socket as `timesnap`, then answers. What fan-out costs with nothing else in the way.
+ * emits it to every socket as `timesnap`, then answers; `POST /emit-v0` emits its body's `currentCue`,
+ * `nextCue` and `timesnap` to every socket, in that order (what one v0 change sends). What fan-out costs
+ * with nothing else in the way.
  */
 const BARE_PUSH = `
 import { createServer } from 'node:http';
@@ -72,6 +74,17 @@ const server = createServer((req, res) => {
     res.write('event:status\\ndata:{"revision":0}\\n\\n');
     streams.add(res);
     req.on('close', () => streams.delete(res));
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/emit-v0') {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const change = JSON.parse(body);
+      for (const event of ['currentCue', 'nextCue', 'timesnap']) io.emit(event, change[event]);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
     return;
   }
   if (req.method === 'POST' && req.url === '/emit') {

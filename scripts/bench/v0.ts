@@ -10,30 +10,38 @@
 //      to the last of the 1,000 clients receiving the new `timesnap` (p50/p99, goal p99 <= 50 ms).
 //   3. the bare push baseline: the same number of Socket.IO (WebSocket) clients on a plain Socket.IO
 //      server in its own process; the time from sending `POST /emit` to the last client's event,
-//      against the time from sending `action:next` to the last client's timesnap (the ratio).
+//      against the time from sending `action:next` to the last client's timesnap (the ratio); and
+//      the same for what one v0 change sends (`currentCue`, `nextCue`, `timesnap`: `POST /emit-v0`).
 // The launcher's own realtime replica stays in the consumer group (a third, client-less replica).
-// The clients run in this process, so their own parsing is inside the measured time. To say where
+// The clients run in --client-processes child processes (default 4; v0-clients.ts), as real clients
+// sit on separate machines: 1,000 clients parsing three or four messages each in one Node process
+// made that process the slowest part of the path. Their parsing is still inside the measured time
+// (each receipt is stamped on the monotonic clock all processes share), and the bare baseline's
+// clients run the same way. To say where
 // the time goes, each press is also timed at three points on the server side: the status event
 // in the rundown's stream (the outbox relay's part), the `timesnap` broadcast published on the
 // adapter's Redis channel (the realtime event path's part, seen by a subscriber of this bench),
-// and the first client's receipt; and the CPU each realtime replica and this client process spent
-// per press (load-independent, unlike the wall-clock figures on a shared machine).
-//   options: --clients 1000 --presses 100 --json
-//            --profile <dir>: the two replicas write a CPU profile (node --cpu-prof) into <dir> when they stop
+// and the first client's receipt; and the CPU each realtime replica, the gateway, runner and rundown
+// services and the client processes spent per press (and the bare server and its clients per emit):
+// load-independent, unlike the wall-clock figures on a shared machine.
+//   options: --clients 1000 --presses 100 --client-processes 4 --json
+//            --profile <dir>: the two replicas and the launcher's services write a CPU profile (node --cpu-prof)
+//              into <dir> when they stop; the presses' time window goes to <dir>/presses-window.json
+//              (profile-summary.ts --window <it> keeps only the samples of the presses)
 //
 // Traffic goes to loopback only; every wait is bounded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { io, type Socket } from 'socket.io-client';
+import { io } from 'socket.io-client';
 import { freePort } from '../launcher/child.js';
 import { storedSecrets } from '../launcher/secrets.js';
-import { summarize } from './stats.js';
+import { monotonicMs, summarize } from './stats.js';
+import type { ChildMessage, ParentMessage } from './v0-clients.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
-import { pidListeningOn } from '../../test/support/processes.js';
-import { cpuMs, must, processFootprint, startBarePush, startBenchSystem } from './support.js';
+import { cpuMs, must, processFootprint, servicePids, startBarePush, startBenchSystem } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,11 +49,13 @@ const { values } = parseArgs({
     presses: { type: 'string', default: quick ? '30' : '100' },
     json: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    'client-processes': { type: 'string', default: '4' },
   },
   strict: true,
 });
 const CLIENTS = Number(values.clients);
 const PRESSES = Number(values.presses);
+const CLIENT_PROCESSES = Math.max(1, Math.min(CLIENTS, Number(values['client-processes'])));
 const root = resolve(import.meta.dirname, '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -74,6 +84,81 @@ async function startReplica(nodeId: string, env: Record<string, string>): Promis
   }
 }
 
+/**
+ * CLIENTS Socket.IO clients spread over CLIENT_PROCESSES child processes (v0-clients.ts), the k-th
+ * client on urls[k % urls.length]. `all(cueId)` resolves when every client has received the cue's
+ * timesnap (or after 5 s, with how many did not): the first and last receipt on the monotonic clock.
+ */
+async function startClients(urls: string[], options: { path?: string; auth?: Record<string, string> } = {}) {
+  const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values.profile, 'clients')}`] : [];
+  const children = Array.from({ length: CLIENT_PROCESSES }, () =>
+    spawn(process.execPath, [...profile, '--conditions=source', '--import', 'tsx', resolve(import.meta.dirname, 'v0-clients.ts')], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
+  const reports = new Map<string, { first: number; last: number }[]>();
+  const counts = new Map<string, number[]>();
+  let wake = () => {};
+  for (const child of children) {
+    child.on('message', (message: ChildMessage) => {
+      if (message.type === 'all') reports.set(message.cueId, [...(reports.get(message.cueId) ?? []), message]);
+      else if (message.type === 'count') counts.set(message.cueId, [...(counts.get(message.cueId) ?? []), message.seen]);
+      else return;
+      wake();
+    });
+  }
+  const until = async (done: () => boolean, deadline: number) => {
+    while (!done() && Date.now() < deadline) await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
+    return done();
+  };
+  const tell = (child: ChildProcess, message: ParentMessage) => child.send(message);
+  // A join that fails stops every client process (the caller has no handle on them yet).
+  await Promise.all(
+    children.map((child, i) => {
+      const offset = Math.floor((i * CLIENTS) / children.length);
+      const count = Math.floor(((i + 1) * CLIENTS) / children.length) - offset;
+      const joined = new Promise<void>((ok, fail) => {
+        child.once('exit', (code) => fail(new Error(`a client process exited with ${code}`)));
+        child.on('message', (message: ChildMessage) => {
+          if (message.type === 'joined') ok();
+          if (message.type === 'error') fail(new Error(message.message));
+        });
+      });
+      // 50 joins at a time in all, as one process made them (each takes the rundown's lock).
+      tell(child, { type: 'join', urls, ...options, offset, count, batch: Math.ceil(50 / children.length) });
+      return joined;
+    }),
+  ).catch((error: unknown) => {
+    for (const child of children) child.kill('SIGTERM');
+    throw error;
+  });
+  return {
+    async all(cueId: string): Promise<{ first: number; last: number; missing: number }> {
+      if (!(await until(() => reports.get(cueId)?.length === children.length, Date.now() + 5_000))) {
+        for (const child of children) tell(child, { type: 'count', cueId });
+        await until(() => counts.get(cueId)?.length === children.length, Date.now() + 5_000);
+      }
+      const got = reports.get(cueId) ?? [];
+      const seen = got.length === children.length ? CLIENTS : (counts.get(cueId) ?? []).reduce((a, b) => a + b, 0);
+      return { first: Math.min(...got.map((r) => r.first)), last: Math.max(...got.map((r) => r.last)), missing: CLIENTS - seen };
+    },
+    /** CPU time (ms) the client processes have used so far. */
+    cpuMs: () => children.reduce((total, child) => total + cpuMs(child.pid!), 0),
+    close: () =>
+      Promise.all(
+        children.map(
+          (child) =>
+            new Promise((done) => {
+              if (child.exitCode !== null) return done(undefined);
+              child.once('exit', done);
+              tell(child, { type: 'close' });
+            }),
+        ),
+      ),
+  };
+}
+
 const cleanups: (() => Promise<unknown> | void)[] = [];
 let failed = false;
 try {
@@ -87,36 +172,47 @@ try {
   // The bare push baseline first (its clients closed before the system's join): emit sent -> last client.
   const bare = await startBarePush();
   cleanups.push(() => void bare.child.kill('SIGTERM'));
-  const bareSeen: { cueId: string | null; at: number }[] = [];
-  const bareSockets: Socket[] = [];
-  for (let i = 0; i < CLIENTS; i += 50) {
-    await Promise.all(
-      Array.from({ length: Math.min(50, CLIENTS - i) }, (_, k) => {
-        const j = i + k;
-        const socket = io(bare.url, { transports: ['websocket'], reconnection: false });
-        bareSeen[j] = { cueId: null, at: 0 };
-        socket.on('timesnap', (snap: { cueId: string | null }) => (bareSeen[j] = { cueId: snap.cueId, at: performance.now() }));
-        bareSockets.push(socket);
-        return new Promise((ok, fail) => {
-          socket.once('timesnap', ok);
-          socket.once('connect_error', fail);
-        });
-      }),
-    );
-  }
+  const bareClients = await startClients([bare.url]);
+  cleanups.push(() => bareClients.close());
   const bareLatencies: number[] = [];
+  const bareCpuBefore = cpuMs(bare.child.pid!);
+  const bareClientCpuBefore = bareClients.cpuMs();
   for (let p = 0; p < PRESSES + 5; p++) {
     const cueId = `bare-${p}`;
-    const sent = performance.now();
+    const sent = monotonicMs();
     await (await fetch(`${bare.url}/emit`, { method: 'POST', body: JSON.stringify({ cueId }) })).text();
-    for (const deadline = Date.now() + 5_000; bareSeen.some((x) => x.cueId !== cueId) && Date.now() < deadline; ) await sleep(1);
-    if (p >= 5) bareLatencies.push(Math.max(...bareSeen.map((x) => x.at)) - sent);
+    const { last } = await bareClients.all(cueId);
+    if (p >= 5) bareLatencies.push(last - sent);
   }
-  for (const socket of bareSockets) socket.close();
+  const bareCpuPerEmit = (cpuMs(bare.child.pid!) - bareCpuBefore) / (PRESSES + 5);
+  const bareClientCpuPerEmit = (bareClients.cpuMs() - bareClientCpuBefore) / (PRESSES + 5);
+  // The same with what one v0 change sends: `currentCue`, `nextCue` and `timesnap`, records as v0's.
+  const bareV0Latencies: number[] = [];
+  const bareV0CpuBefore = cpuMs(bare.child.pid!);
+  const bareV0ClientCpuBefore = bareClients.cpuMs();
+  const cueRecord = (n: number) => {
+    const at = new Date().toISOString();
+    return { id: `bare-v0-cue-${n}`, type: 'cue', title: `Q${n}`, subtitle: '', duration: 600_000, backgroundColor: '', locked: false, createdAt: at, updatedAt: at };
+  };
+  for (let p = 0; p < PRESSES + 5; p++) {
+    const cueId = `bare-v0-${p}`;
+    const kickoff = Date.now();
+    const change = { currentCue: { ...cueRecord(p), id: cueId }, nextCue: cueRecord(p + 1), timesnap: { lastStop: null, kickoff, running: true, cueId, deadline: kickoff + 600_000 } };
+    const sent = monotonicMs();
+    await (await fetch(`${bare.url}/emit-v0`, { method: 'POST', body: JSON.stringify(change) })).text();
+    const { last } = await bareClients.all(cueId);
+    if (p >= 5) bareV0Latencies.push(last - sent);
+  }
+  const bareV0CpuPerEmit = (cpuMs(bare.child.pid!) - bareV0CpuBefore) / (PRESSES + 5);
+  const bareV0ClientCpuPerEmit = (bareClients.cpuMs() - bareV0ClientCpuBefore) / (PRESSES + 5);
+  await bareClients.close();
   bare.child.kill('SIGTERM');
   const bareStats = summarize(bareLatencies);
+  const bareV0Stats = summarize(bareV0Latencies);
 
-  const { system, telemetry } = await startBenchSystem('rundown_bench_v0', 8, cleanups);
+  const { system, telemetry } = await startBenchSystem('rundown_bench_v0', 8, cleanups, {
+    env: values.profile ? { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile)}` } : {},
+  });
   const { ready } = system;
   const secrets = await storedSecrets(ready.data_dir);
   const replicaEnv = {
@@ -152,30 +248,10 @@ try {
   await sleep(2_000);
   const before = replicas.map((r) => processFootprint(r.child.pid!).rssKb);
 
-  // Clients: the newest timesnap cue id each has seen, and when.
-  const seen: { cueId: string | null; at: number }[] = [];
-  const sockets: Socket[] = [];
+  // The clients, half on each replica.
   const t0 = performance.now();
-  for (let i = 0; i < CLIENTS; i += 50) {
-    const batch: Promise<unknown>[] = [];
-    for (let j = i; j < Math.min(CLIENTS, i + 50); j++) {
-      const replica = replicas[j % replicas.length]!;
-      const socket = io(replica.url, { path: '/api-v0/socket.io', auth: { rundownId: rundown.id, apiToken: v0Token }, transports: ['websocket'], reconnection: false });
-      seen[j] = { cueId: null, at: 0 };
-      socket.on('timesnap', (snap: { cueId: string | null }) => {
-        seen[j] = { cueId: snap.cueId, at: performance.now() };
-      });
-      sockets.push(socket);
-      batch.push(
-        new Promise((ok, fail) => {
-          socket.once('timesnap', ok);
-          socket.once('connect_error', fail);
-        }),
-      );
-    }
-    await Promise.all(batch);
-  }
-  cleanups.push(() => sockets.forEach((s) => s.close()));
+  const clients = await startClients(replicas.map((r) => r.url), { path: '/api-v0/socket.io', auth: { rundownId: rundown.id, apiToken: v0Token } });
+  cleanups.push(() => clients.close());
   const joinSeconds = (performance.now() - t0) / 1000;
   await sleep(5_000);
   const after = replicas.map((r) => processFootprint(r.child.pid!).rssKb);
@@ -194,7 +270,7 @@ try {
     while (reading) {
       const reply = (await streamReader.xread('BLOCK', 1_000, 'STREAMS', `events:rundown:${rundown.id}`, last).catch(() => null)) as [string, [string, string[]][]][] | null;
       for (const [id] of reply?.[0]?.[1] ?? []) {
-        landed.push(performance.now());
+        landed.push(monotonicMs());
         last = id;
       }
     }
@@ -209,24 +285,20 @@ try {
   // bytes of the string 'timesnap' (0xa8: an 8-byte string) say which broadcast it is.
   const timesnapName = Buffer.concat([Buffer.from([0xa8]), Buffer.from('timesnap')]);
   adapterTap.on('messageBuffer', (_channel: Buffer, message: Buffer) => {
-    if (message.includes(timesnapName)) published.push(performance.now());
+    if (message.includes(timesnapName)) published.push(monotonicMs());
   });
   await adapterTap.subscribe(`socket.io#/#rundown:${rundown.id}#`);
   await sleep(200);
 
-  // CPU per press: the two bench replicas, the launcher's (client-less) replica, this client process.
-  const launcherRealtime = (() => {
-    try {
-      return pidListeningOn(ready.grpc_ports.realtime!);
-    } catch {
-      return undefined;
-    }
-  })();
-  const replicaCpu = () => replicas.map((r) => cpuMs(r.child.pid!)).concat(launcherRealtime ? [cpuMs(launcherRealtime)] : []);
-  const cpuBefore = replicaCpu();
+  // CPU per press: the two bench replicas, the launcher's services (its client-less realtime replica
+  // among them), the client processes.
+  const services = [...servicePids(ready.pid)].filter(([name]) => ['realtime', 'gateway', 'runner', 'rundown'].includes(name));
+  const processCpu = () => [...replicas.map((r) => cpuMs(r.child.pid!)), ...services.map(([, pid]) => cpuMs(pid)), clients.cpuMs()];
+  const cpuNames = ['bench-a', 'bench-b', ...services.map(([name]) => (name === 'realtime' ? "the launcher's realtime" : name)), `the ${CLIENTS} clients`];
+  const cpuBefore = processCpu();
   const replicaWrites = () => replicas.map((r) => writeSyscalls(r.child.pid!));
   const writesBefore = replicaWrites();
-  const clientCpuBefore = process.cpuUsage();
+  const window = { from: monotonicMs() * 1000, to: 0 };
 
   // Presses: answer -> the last client's timesnap for the new cue.
   const streamLags: number[] = [];
@@ -238,29 +310,27 @@ try {
   let missing = 0;
   for (let p = 0; p < PRESSES; p++) {
     const landedBefore = landed.length;
-    const sent = performance.now();
+    const sent = monotonicMs();
     const publishedBefore = published.length;
     const status = await must(`${ready.base_url}/rundowns/${rundown.id}/action:next`, 'POST', owner);
-    const answered = performance.now();
+    const answered = monotonicMs();
     const cueId = status.active_cue.id as string;
-    const deadline = Date.now() + 5_000;
-    while (seen.some((s) => s.cueId !== cueId) && Date.now() < deadline) await sleep(1);
-    const late = seen.filter((s) => s.cueId !== cueId).length;
-    missing += late;
-    latencies.push(Math.max(...seen.map((s) => s.at)) - answered);
-    fromSent.push(Math.max(...seen.map((s) => s.at)) - sent);
-    firsts.push(Math.min(...seen.map((s) => s.at)) - answered);
+    const got = await clients.all(cueId);
+    missing += got.missing;
+    latencies.push(got.last - answered);
+    fromSent.push(got.last - sent);
+    firsts.push(got.first - answered);
     if (landed.length > landedBefore) streamLags.push(landed[landedBefore]! - answered);
     if (published.length > publishedBefore) publishLags.push(published[publishedBefore]! - answered);
-    spreads.push(Math.max(...seen.map((s) => s.at)) - Math.min(...seen.map((s) => s.at)));
+    spreads.push(got.last - got.first);
   }
-  const clientCpu = process.cpuUsage(clientCpuBefore);
-  const cpuAfter = replicaCpu();
+  window.to = monotonicMs() * 1000;
+  if (values.profile) writeFileSync(resolve(values.profile, 'presses-window.json'), JSON.stringify(window));
+  const cpuAfter = processCpu();
   const writesAfter = replicaWrites();
   const perPress = (before: number, after: number) => Number(((after - before) / PRESSES).toFixed(2));
-  const replicaCpuPerPress = cpuAfter.map((after, i) => perPress(cpuBefore[i]!, after));
+  const cpuPerPress = cpuAfter.map((after, i) => perPress(cpuBefore[i]!, after));
   const writesPerPress = writesAfter.map((after, i) => perPress(writesBefore[i]!, after));
-  const clientCpuPerPress = Number(((clientCpu.user + clientCpu.system) / 1000 / PRESSES).toFixed(2));
   const s = summarize(latencies);
   const f = summarize(firsts);
   const l = summarize(streamLags);
@@ -269,6 +339,7 @@ try {
   recordLatency('v0', `action:next answer -> last of ${CLIENTS} sockets`, s, { goal: 'p99 <= 50' });
   recordLatency('v0', `bare Socket.IO: emit sent -> last of ${CLIENTS}`, bareStats);
   recordLatency('v0', `action:next sent -> last of ${CLIENTS} sockets`, sentStats, { baseline: 'bare Socket.IO emit (p99)', ratio: sentStats.p99 / bareStats.p99 });
+  recordLatency('v0', `bare Socket.IO, a v0 change's 3 events: emit sent -> last of ${CLIENTS}`, bareV0Stats);
   recordFigure({ bench: 'v0', name: 'socket events missed', unit: 'count', value: missing, goal: '0' });
   const pub = summarize(publishLags);
   const spread = summarize(spreads);
@@ -287,7 +358,10 @@ try {
     timesnap_published_ms: { p50: Number(pub.p50.toFixed(2)), p99: Number(pub.p99.toFixed(2)) },
     first_client_ms: { p50: Number(f.p50.toFixed(2)), p99: Number(f.p99.toFixed(2)) },
     first_to_last_client_ms: { p50: Number(spread.p50.toFixed(2)), p99: Number(spread.p99.toFixed(2)) },
-    cpu_ms_per_press: { realtime_replicas: replicaCpuPerPress, clients: clientCpuPerPress },
+    cpu_ms_per_press: Object.fromEntries(cpuNames.map((name, i) => [name, cpuPerPress[i]])),
+    bare_cpu_ms_per_emit: { server: Number(bareCpuPerEmit.toFixed(2)), clients: Number(bareClientCpuPerEmit.toFixed(2)) },
+    bare_v0_change_ms: { p50: Number(bareV0Stats.p50.toFixed(2)), p99: Number(bareV0Stats.p99.toFixed(2)) },
+    bare_v0_change_cpu_ms: { server: Number(bareV0CpuPerEmit.toFixed(2)), clients: Number(bareV0ClientCpuPerEmit.toFixed(2)) },
     write_syscalls_per_press: writesPerPress,
     clients_missing_an_event: missing,
   };
@@ -302,10 +376,13 @@ try {
     console.log(`    (the timesnap broadcast published by the realtime: p50 ${result.timesnap_published_ms.p50} ms  p99 ${result.timesnap_published_ms.p99} ms)`);
     console.log(`    (the first client: p50 ${result.first_client_ms.p50} ms  p99 ${result.first_client_ms.p99} ms)`);
     console.log(`    (first -> last client, the fan-out and the clients' own receiving: p50 ${result.first_to_last_client_ms.p50} ms  p99 ${result.first_to_last_client_ms.p99} ms)`);
-    console.log(`  CPU ms per press: realtime replicas ${replicaCpuPerPress.join(' / ')} (bench-a / bench-b${launcherRealtime ? ' / the launcher\'s' : ''}), the ${CLIENTS} clients (this process) ${clientCpuPerPress}`);
+    console.log(`  CPU ms per press: ${cpuNames.map((name, i) => `${name} ${cpuPerPress[i]}`).join(', ')}`);
     console.log(`  write syscalls per press: realtime replicas ${writesPerPress.join(' / ')} (each serves ${CLIENTS / replicas.length} clients)`);
     console.log(`  clients that missed an event: ${missing}`);
     console.log(`  bare Socket.IO server, emit sent -> last of ${CLIENTS}: p50 ${bareStats.p50.toFixed(2)} ms  p99 ${bareStats.p99.toFixed(2)} ms  max ${bareStats.max.toFixed(2)} ms`);
+    console.log(`    (CPU ms per emit: the bare server ${result.bare_cpu_ms_per_emit.server}, the ${CLIENTS} clients ${result.bare_cpu_ms_per_emit.clients})`);
+    console.log(`  bare Socket.IO server, a v0 change (currentCue, nextCue, timesnap) sent -> last of ${CLIENTS}: p50 ${bareV0Stats.p50.toFixed(2)} ms  p99 ${bareV0Stats.p99.toFixed(2)} ms`);
+    console.log(`    (CPU ms per change: the bare server ${result.bare_v0_change_cpu_ms.server}, the ${CLIENTS} clients ${result.bare_v0_change_cpu_ms.clients}; action:next sent -> last client p50 ${(sentStats.p50 / bareV0Stats.p50).toFixed(2)}x, p99 ${(sentStats.p99 / bareV0Stats.p99).toFixed(2)}x this)`);
     console.log(`  action:next sent -> last client: p50 ${sentStats.p50.toFixed(2)} ms  p99 ${sentStats.p99.toFixed(2)} ms; p99 ratio against the bare server ${(sentStats.p99 / bareStats.p99).toFixed(2)}x`);
   }
 } catch (error) {

@@ -1,12 +1,14 @@
 import type { Redis } from 'ioredis';
 import { decodeStreamEntry, eventKeys, type Logger } from '@rundown/shared';
-import { applyEvent, type V0Emit } from '../domain/v0-records.js';
+import { applyEvent, type V0Emit, type V0View } from '../domain/v0-records.js';
 import type { StreamEntries, ViewStore } from '../repositories/views.js';
 
 export const CONSUMER_GROUP = 'realtime-v0';
 const CLAIM_IDLE_MS = 10_000;
 /** Stream entries read per step while applying a rundown's events. */
 const PAGE = 500;
+/** What applying a page answers when the rundown was removed. */
+const REMOVED = Symbol('removed');
 
 export interface Broadcaster {
   /** Sends to every client of the rundown on every replica (through the Redis adapter). */
@@ -83,9 +85,13 @@ export class EventProcessor {
         }),
       ),
     );
-    // A failed rundown's entries stay pending: the claim hands them out again.
+    // A failed rundown's entries stay pending: the claim hands them out again. The acknowledgement
+    // is not waited for: the next read follows it on the same connection at once (a lost one only
+    // leaves entries to be claimed and found already applied, since the view's position decides).
     const done = entries.filter(([, fields]) => !failed.has(rundownOf(fields))).map(([id]) => id);
-    if (done.length) await this.reader.xack(eventKeys.index, CONSUMER_GROUP, ...done);
+    if (done.length) {
+      this.reader.xack(eventKeys.index, CONSUMER_GROUP, ...done).catch((err: Error) => this.logger.warn({ err: err.message }, 'acknowledging index entries failed; they are claimed again'));
+    }
   }
 
   private async claimAbandoned(): Promise<void> {
@@ -109,22 +115,37 @@ export class EventProcessor {
     await this.views.advanceLocked(rundownId, PAGE, async (start, firstPage) => {
       let view = start;
       for (let raw = firstPage; ; ) {
-        for (const entry of raw) {
-          const { id, event } = decodeStreamEntry(entry);
-          const applied = applyEvent(view, id, event);
-          if (applied.removed) {
-            this.broadcaster.disconnectRundown(rundownId);
-            await this.views.remove(rundownId);
-            return undefined;
-          }
-          for (const emit of applied.emits) this.broadcaster.emit(rundownId, emit);
-          view = applied.view;
+        const applied = this.views.together(() => this.applyPage(rundownId, view, raw));
+        if (applied === REMOVED) {
+          await this.views.remove(rundownId);
+          return undefined;
         }
+        view = applied;
         if (raw.length < PAGE) return view === start ? undefined : view;
         const after = raw[raw.length - 1]![0].toString();
         raw = (await this.views.redisClient.xrangeBuffer(eventKeys.rundown(rundownId), `(${after}`, '+', 'COUNT', PAGE)) as StreamEntries;
       }
     });
+  }
+
+  /**
+   * Applies a page of the rundown's events to the view and sends their emits, synchronously (the
+   * emits of one change reach each local client in one write, see write-coalescing.ts). REMOVED
+   * when the rundown is gone (its clients are disconnected).
+   */
+  private applyPage(rundownId: string, start: V0View, raw: StreamEntries): V0View | typeof REMOVED {
+    let view = start;
+    for (const entry of raw) {
+      const { id, event } = decodeStreamEntry(entry);
+      const applied = applyEvent(view, id, event);
+      if (applied.removed) {
+        this.broadcaster.disconnectRundown(rundownId);
+        return REMOVED;
+      }
+      for (const emit of applied.emits) this.broadcaster.emit(rundownId, emit);
+      view = applied.view;
+    }
+    return view;
   }
 
   async stop(): Promise<void> {

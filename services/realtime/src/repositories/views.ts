@@ -71,6 +71,23 @@ export class ViewStore {
 
   private key = (rundownId: string) => `v0:view:${rundownId}`;
 
+  /**
+   * Runs `send` (synchronous) with the shared connection's socket corked, so every command it issues
+   * (the adapter's publishes of one change: `currentCue`, `nextCue`, `timesnap`) leaves for Redis in
+   * one write. Sent one by one, Redis could read and relay them apart, and each other replica then
+   * handled them in separate ticks: a write per message to each of its clients instead of one per
+   * change (write-coalescing.ts merges only what one tick emits). Order is unchanged.
+   */
+  together<T>(send: () => T): T {
+    const socket = this.redis.status === 'ready' ? this.redis.stream : undefined;
+    socket?.cork();
+    try {
+      return send();
+    } finally {
+      socket?.uncork();
+    }
+  }
+
   async get(rundownId: string): Promise<V0View | undefined> {
     const raw = await this.redis.get(this.key(rundownId));
     return raw ? (JSON.parse(raw) as V0View) : undefined;
