@@ -1,6 +1,11 @@
 // Where a process's CPU time goes: self time of a `node --cpu-prof` profile, by package and by function.
 //
-//   node --conditions=source --import tsx scripts/bench/profile-summary.ts <file.cpuprofile>... [--top 25]
+//   node --conditions=source --import tsx scripts/bench/profile-summary.ts <file.cpuprofile>... [--top 25] [--from 15]
+//
+// --from <s>: only samples taken at least <s> seconds after the profile started (leaves startup out).
+//
+// Also total time (self plus callees, each sample counted once per function on its stack), which
+// shows what a middleware or an instrumentation wrapper costs with everything it calls.
 //
 // `npm run bench:edge -- --profile <dir>` writes one profile per service process into <dir>.
 import { readFileSync } from 'node:fs';
@@ -8,6 +13,7 @@ import { parseArgs } from 'node:util';
 
 interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface Profile {
@@ -16,8 +22,9 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '25' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '25' }, from: { type: 'string', default: '0' } }, allowPositionals: true });
 const top = Number(values.top);
+const fromUs = Number(values.from) * 1e6;
 
 /** `express`, `@opentelemetry/instrumentation-http`, `(program)`, `node:internal/http`, `gateway`… */
 function packageOf(url: string, name: string): string {
@@ -35,12 +42,20 @@ function packageOf(url: string, name: string): string {
 for (const file of positionals) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at >= fromUs) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   let total = 0;
   let idle = 0;
   const packages = new Map<string, number>();
   const functions = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const nameOf = (f: ProfileNode['callFrame']) => `${f.functionName || '(anonymous)'} ${packageOf(f.url, f.functionName)}:${f.lineNumber + 1}`;
   for (const [id, us] of self) {
     const { callFrame: f } = byId.get(id)!;
     if (f.functionName === '(idle)') {
@@ -50,9 +65,13 @@ for (const file of positionals) {
     total += us;
     const pkg = packageOf(f.url, f.functionName);
     packages.set(pkg, (packages.get(pkg) ?? 0) + us);
-    const fn = `${f.functionName || '(anonymous)'} ${pkg}:${f.lineNumber + 1}`;
+    const fn = nameOf(f);
     functions.set(fn, (functions.get(fn) ?? 0) + us);
+    const onStack = new Set<string>();
+    for (let node: number | undefined = id; node !== undefined; node = parent.get(node)) onStack.add(nameOf(byId.get(node)!.callFrame));
+    for (const name of onStack) inclusive.set(name, (inclusive.get(name) ?? 0) + us);
   }
+  inclusive.delete(nameOf(profile.nodes[0]!.callFrame));
   const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
   const rows = (m: Map<string, number>) =>
     [...m.entries()]
@@ -63,4 +82,5 @@ for (const file of positionals) {
   console.log(`\n${file}: ${(total / 1000).toFixed(0)} ms busy, ${(idle / 1000).toFixed(0)} ms idle`);
   console.log(`by package (self time):\n${rows(packages)}`);
   console.log(`by function (self time):\n${rows(functions)}`);
+  console.log(`by function (total time):\n${rows(inclusive)}`);
 }
