@@ -117,6 +117,11 @@ export class Authenticator {
     return this.refreshing;
   }
 
+  private recentlyVerified(token: string): Record<string, unknown> | undefined {
+    const hit = this.verified.get(token);
+    return hit && hit.until > Date.now() ? hit.payload : undefined;
+  }
+
   private async verify(token: string): Promise<{ payload: Record<string, unknown> }> {
     const now = Date.now();
     const hit = this.verified.get(token);
@@ -149,17 +154,20 @@ export class Authenticator {
 
   /** `count: false` checks the token without spending its team's request budget (a stream's heartbeat re-check). */
   async authenticate(token: string, { count = true }: { count?: boolean } = {}): Promise<Principal> {
-    let payload: Record<string, unknown>;
-    try {
-      ({ payload } = await this.verify(token));
-    } catch (error) {
-      if (error instanceof joseErrors.JWTExpired) throw new AppError('auth.token_expired');
-      if (error instanceof AppError) throw error;
-      if (!(error instanceof joseErrors.JOSEError)) {
-        this.logger.warn({ err: error }, 'token verification failed unexpectedly');
-        throw new AppError('service_unavailable', { detail: 'Token keys could not be loaded; retry shortly.' });
+    // A token verified in the last minute is taken from the cache without an await (the common case).
+    let payload = this.recentlyVerified(token);
+    if (!payload) {
+      try {
+        ({ payload } = await this.verify(token));
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) throw new AppError('auth.token_expired');
+        if (error instanceof AppError) throw error;
+        if (!(error instanceof joseErrors.JOSEError)) {
+          this.logger.warn({ err: error }, 'token verification failed unexpectedly');
+          throw new AppError('service_unavailable', { detail: 'Token keys could not be loaded; retry shortly.' });
+        }
+        throw new AppError('auth.invalid_token');
       }
-      throw new AppError('auth.invalid_token');
     }
     const { jti, tid, role, rid, sep, iat, exp } = payload;
     if (typeof jti !== 'string' || typeof tid !== 'string' || !isRoleName(role) || typeof sep !== 'number' || typeof exp !== 'number') {

@@ -11,12 +11,13 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
  */
 export function presentedToken(req: Request, mode: AuthMode): string {
   const header = req.headers.authorization;
-  const query = req.query.token;
   if (header !== undefined) {
     const match = BEARER.exec(header);
     if (!match?.[1]) throw new AppError('auth.malformed_authorization');
     return match[1];
   }
+  // Read only without the header: Express 5 parses the query string again on every `req.query`.
+  const query = req.query.token;
   if (query !== undefined) {
     if (mode !== 'control') throw new AppError('auth.query_token_not_allowed');
     if (typeof query !== 'string' || query === '') {
