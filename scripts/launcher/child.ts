@@ -52,14 +52,36 @@ function reportExit(line: string, output: readonly string[]): void {
   process.stderr.write(`\n[system under test] ${line}\n${own.slice(-60).join('\n')}\n\n`);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+/**
+ * Where test and bench listeners take their ports: below the kernel's ephemeral range
+ * (ip_local_port_range, 32768-60999 on Linux), where outgoing connections take their local ports.
+ * A port picked there (bind to 0, then released) could be taken by any connect() before its
+ * listener bound it, and a test system then failed with EADDRINUSE under load. Each vitest worker
+ * (VITEST_POOL_ID; 0 for the main process and for benches) hands out its own block, so the
+ * workers of one run never pick the same port; within a block ports go in turn from a random
+ * start (two runs at once rarely meet), each checked free by binding it.
+ */
+const PORT_FLOOR = 20_000;
+const PORT_BLOCK = 1_500;
+const PORT_BLOCKS = 8;
+const block = PORT_FLOOR + (Number(process.env.VITEST_POOL_ID ?? 0) % PORT_BLOCKS) * PORT_BLOCK;
+let nextOffset = Math.floor(Math.random() * PORT_BLOCK);
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolveBindable) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolveBindable(false));
+    // All interfaces: a service that listens on 0.0.0.0 conflicts with anything on the port.
+    server.listen(port, '0.0.0.0', () => server.close(() => resolveBindable(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < PORT_BLOCK; tries++) {
+    const port = block + (nextOffset++ % PORT_BLOCK);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${block}-${block + PORT_BLOCK - 1}`);
 }
 
 /** Ports for every listener, all free right now (tests and benchmarks never take the defaults). */
