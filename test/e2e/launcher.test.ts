@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts, startSystem } from '../../scripts/launcher/child.js';
 import { call } from '../support/client.js';
-import { createDatabase, startInfra, type TestInfra } from '../support/infra.js';
+import { createDatabase, isolatedRedis, startInfra, type TestInfra } from '../support/infra.js';
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -20,14 +20,20 @@ function portAnswers(port: number): Promise<boolean> {
 
 let infra: TestInfra;
 let database: Awaited<ReturnType<typeof createDatabase>>;
+let redisUrl: string;
 const dataDir = mkdtempSync(join(tmpdir(), 'rundown-launcher-'));
+/** Every system the test started: stopped here too, so a failed or timed-out test leaves none running. */
+const started: { stop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   infra = await startInfra();
   database = await createDatabase(infra.postgresServerUrl, 'rundown_launcher');
+  // A Redis db of its own: the suite's other systems must not share its streams and consumer groups.
+  redisUrl = await isolatedRedis(infra.redisUrl, Number(process.env.E2E_LAUNCHER_REDIS_DB ?? 11));
 });
 
 afterAll(async () => {
+  await Promise.all(started.map((s) => s.stop()));
   await database.drop();
   rmSync(dataDir, { recursive: true, force: true });
   await infra.stop();
@@ -36,9 +42,10 @@ afterAll(async () => {
 describe('the one command (npm start)', () => {
   it('brings everything up with a demo token, stops cleanly on Ctrl-C, and a second run reuses the data', async () => {
     const ports = await freePorts();
-    const env = { ...ports, DATABASE_URL: database.url, REDIS_URL: `${infra.redisUrl.replace(/\/\d*$/, '')}/5`, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    const env = { ...ports, DATABASE_URL: database.url, REDIS_URL: redisUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
 
     const first = await startSystem({ env, demo: true });
+    started.push(first);
     const token = first.ready.demo_token!;
     expect(token).toBeTruthy();
     const created = await call(`${first.ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Survives a restart' } });
@@ -48,6 +55,7 @@ describe('the one command (npm start)', () => {
     for (const port of Object.values(ports)) expect(await portAnswers(Number(port)), `port ${port} still open`).toBe(false);
 
     const second = await startSystem({ env, demo: true });
+    started.push(second);
     try {
       expect(second.ready.demo_team_id).toBe(first.ready.demo_team_id);
       expect(second.ready.demo_token).toBe(token);

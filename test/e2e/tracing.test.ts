@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, freePorts, startSystem, type RunningSystem } from '../../scripts/launcher/child.js';
 import { call } from '../support/client.js';
-import { createDatabase, startInfra, type TestInfra } from '../support/infra.js';
+import { createDatabase, isolatedRedis, startInfra, type TestInfra } from '../support/infra.js';
 
 interface OtlpSpan {
   traceId: string;
@@ -72,7 +72,8 @@ beforeAll(async () => {
     env: {
       ...(await freePorts()),
       DATABASE_URL: database.url,
-      REDIS_URL: `${infra.redisUrl.replace(/\/\d*$/, '')}/5`,
+      // A Redis db of its own: the suite's other systems must not share its streams and consumer groups.
+      REDIS_URL: await isolatedRedis(infra.redisUrl, Number(process.env.E2E_TRACING_REDIS_DB ?? 10)),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@rundown/shared';
-import { PlayableOrder, placeActive, preShow, status, transition, type Action, type OrderedCue, type ShowState } from './show.js';
+import { PlayableOrder, placeActive, preShow, status, transition, type Action, type ShowState } from './show.js';
 import { plannedJobs } from './jobs.js';
+import { cue } from './cues.fixture.js';
 
-const cue = (id: string, fields: Partial<OrderedCue> = {}): OrderedCue => ({
-  id,
-  type: 'cue',
-  title: id.toUpperCase(),
-  duration_ms: 1_000,
-  skipped: false,
-  auto_advance: false,
-  scheduled: false,
-  start_time: null,
-  ...fields,
-});
 
 // h (heading), a, g (group) [b, s (skipped)], c
 const order = new PlayableOrder([cue('h', { type: 'heading' }), cue('a'), cue('g', { type: 'group' }), cue('b'), cue('s', { skipped: true }), cue('c', { auto_advance: true })]);

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PlayableOrder, preShow, transition, type Action, type ActiveTimer, type OrderedCue, type ShowState } from './show.js';
 import { applyPlayChange, plan, playChange, report, timing, type Play, type TimingInput } from './timing.js';
+import { cue } from './cues.fixture.js';
 
 // Hand-computed cases, one per rule of CONTRACT §10. Times are offsets from T.
 const T = 1_764_000_000_000;
 
-const cue = (id: string, fields: Partial<OrderedCue> = {}): OrderedCue => ({
-  id,
-  type: 'cue',
-  title: id.toUpperCase(),
-  duration_ms: 1_000,
-  skipped: false,
-  auto_advance: false,
-  scheduled: false,
-  start_time: null,
-  ...fields,
-});
 
 const running = (active: Partial<ActiveTimer> & { cue_id: string }, ids: string[], revision = 3): ShowState => ({
   phase: 'running',
