@@ -103,10 +103,34 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hook
     const key = groupKey(route.method, route.path);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = Router({ strict: false, caseSensitive: true })));
-    group[route.method](expressPath(route.path), identify, ...(hooks.before ?? []), handle);
+    group[route.method](expressPath(route.path), inSequence([identify, ...(hooks.before ?? []), handle]));
   }
   // The route layers, as a Router shows them, for whatever walks the app's stack (the OpenAPI test).
   return Object.assign(dispatch, { stack: [...groups.values()].flatMap((group) => group.stack) });
+}
+
+/**
+ * The steps of one route as a single handler: each step's `next()` runs the one after it, an error
+ * (passed to `next`, thrown, or a rejected promise) goes to Express's error handling as it would
+ * from separate layers. One route layer instead of one per step: Express's per-layer dispatch
+ * profiled as a visible share of a short read's cost.
+ */
+function inSequence(steps: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (error?: unknown): void => {
+      if (error) return next(error);
+      const current = steps[i++];
+      if (!current) return next();
+      try {
+        const result: unknown = current(req, res, step);
+        if (result instanceof Promise) result.catch(next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
+  };
 }
 
 /** `get 3` for `/rundowns/{id}/status` and for `/rundowns/abc/status/` (Express allows one trailing slash). */
