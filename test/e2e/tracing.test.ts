@@ -14,6 +14,7 @@ interface OtlpSpan {
   name: string;
   kind: number;
   links?: { traceId: string; spanId: string }[];
+  attributes?: { key: string; value: { doubleValue?: number; intValue?: number | string } }[];
 }
 interface ExportedSpan extends OtlpSpan {
   service: string;
@@ -117,6 +118,11 @@ describe('traces', () => {
     }
     const byService = (name: string) => trace.filter((s) => s.service === name);
     expect(byService('gateway').some((s) => s.kind === 2 /* SERVER */), JSON.stringify(trace.map((s) => [s.service, s.name]))).toBe(true);
+    // The edge check (one Redis script per request) is timed on the request's span, not a span of its own.
+    const server = byService('gateway').find((s) => s.kind === 2)!;
+    const edgeCheck = server.attributes?.find((a) => a.key === 'rundown.edge_check_ms')?.value;
+    expect(Number(edgeCheck?.doubleValue ?? edgeCheck?.intValue), JSON.stringify(server.attributes)).toBeGreaterThanOrEqual(0);
+    expect(byService('gateway').some((s) => s.kind === 3 && /evalsha|edgeCheck/i.test(s.name))).toBe(false);
     expect(byService('gateway').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 3 /* CLIENT */)).toBe(true);
     expect(byService('rundown').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 2)).toBe(true);
     expect(byService('rundown').some((s) => /INSERT|pg/i.test(s.name))).toBe(true);

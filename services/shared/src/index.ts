@@ -22,4 +22,4 @@ export * from './outbox/index.js';
 export * from './services.js';
 export * from './runner-status.js';
 export * from './v0/index.js';
-export { httpRouteOf, setHttpRoute } from './telemetry-handle.js';
+export { httpRouteOf, setHttpRoute, timedWithoutSpan } from './telemetry-handle.js';

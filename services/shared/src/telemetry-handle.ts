@@ -1,3 +1,6 @@
+import { context, trace } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
+
 /**
  * The running OpenTelemetry SDK, if an entry point started one. Kept apart from telemetry.ts so
  * that importing the library never starts an SDK as a side effect (only entry points do).
@@ -31,4 +34,25 @@ export function setHttpRoute(response: object, route: string): void {
 
 export function httpRouteOf(response: object): string | undefined {
   return routes.get(response);
+}
+
+/**
+ * Runs `work`, a call made on every request (the gateway's edge check in Redis), without spans of
+ * its own, and records how long it took (ms) as `attribute` of the current span instead. A child span
+ * per request for the same one-line script, started, ended and exported, cost more than the script.
+ */
+export function timedWithoutSpan<T>(attribute: string, work: () => Promise<T>): Promise<T> {
+  const span = trace.getActiveSpan();
+  const started = performance.now();
+  const record = () => span?.setAttribute(attribute, Math.round((performance.now() - started) * 1000) / 1000);
+  return context.with(suppressTracing(context.active()), work).then(
+    (value) => {
+      record();
+      return value;
+    },
+    (error: unknown) => {
+      record();
+      throw error;
+    },
+  );
 }

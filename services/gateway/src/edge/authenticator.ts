@@ -6,6 +6,7 @@ import {
   planFromProto,
   plans,
   redisKeys,
+  timedWithoutSpan,
   TOKEN_ISSUER,
   V1_TOKEN_ALGORITHMS,
   type CallerContext,
@@ -179,7 +180,7 @@ export class Authenticator {
     if (this.rateLimiter && count) keys.push(this.rateLimiter.redisKey(`team:${tid}`));
     let reply: EdgeCheckReply;
     try {
-      reply = await this.check.edgeCheck(keys.length, ...keys, String(sep), String(RATE_WINDOW_SECONDS));
+      reply = await timedWithoutSpan('rundown.edge_check_ms', () => this.check.edgeCheck(keys.length, ...keys, String(sep), String(RATE_WINDOW_SECONDS)));
     } catch {
       throw new AppError('auth.revocation_check_unavailable');
     }
