@@ -26,7 +26,7 @@ export interface LiveEventsOptions {
   maxBufferedBytes: number;
   stallMs: number;
   /** The shortest gap between two timing computations of one rundown (SSE_TIMING_INTERVAL_MS). */
-  timingIntervalMs?: number;
+  timingIntervalMs: number;
 }
 
 export interface OpenRequest {

@@ -2,7 +2,7 @@ import type { CallerContext, Logger } from '@rundown/shared';
 import type { Clients } from '../edge/clients.js';
 import { timingJson } from '../http/v1/timing.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
-import { frame, jsonFrame } from './frames.js';
+import { jsonFrame } from './frames.js';
 import type { LiveStream } from './live-stream.js';
 
 /** Events after which a rundown's timing may differ: a runner change (or deadline), an edit of its cues or its record. */
@@ -12,8 +12,11 @@ interface Topic {
   rundownId: string;
   /** The streams that asked for `timing`: the caller each opened as (the runner checks its reach), the clock of the last timing it got. */
   streams: Map<LiveStream, { caller: CallerContext; sentAt: number }>;
-  /** The newest timing sent (a stream that was catching up gets it when it is live again). */
-  latest: TimingJson | undefined;
+  /**
+   * The newest timing sent, as JSON without its clock, and that clock: an edit that leaves the
+   * timing as it was sends nothing, and a stream that was catching up gets it when it is live again.
+   */
+  sent: { view: string; serverTime: number } | undefined;
   scheduled: boolean;
   /** A computation waiting for the end of the interval since the previous one. */
   timer: NodeJS.Timeout | undefined;
@@ -21,8 +24,6 @@ interface Topic {
   again: boolean;
   /** When the last computation started (performance.now()). */
   startedAt: number;
-  /** What was last sent, without its clock, as JSON: an edit that leaves the timing as it was sends nothing. */
-  lastSent: string | undefined;
 }
 
 /**
@@ -41,7 +42,8 @@ export class TimingFeed {
   constructor(
     private readonly runner: Pick<Clients['runner'], 'getTiming'>,
     private readonly logger: Logger,
-    private readonly minIntervalMs = 250,
+    /** SSE_TIMING_INTERVAL_MS (the gateway's config holds its default). */
+    private readonly minIntervalMs: number,
   ) {}
 
   /** Opening snapshots being computed, per rundown: streams opened together share one runner call. */
@@ -70,7 +72,7 @@ export class TimingFeed {
   join(stream: LiveStream, caller: CallerContext, snapshotAt: number): void {
     let topic = this.topics.get(stream.rundownId);
     if (!topic) {
-      topic = { rundownId: stream.rundownId, streams: new Map(), latest: undefined, scheduled: false, timer: undefined, computing: false, again: false, startedAt: -Infinity, lastSent: undefined };
+      topic = { rundownId: stream.rundownId, streams: new Map(), sent: undefined, scheduled: false, timer: undefined, computing: false, again: false, startedAt: -Infinity };
       this.topics.set(stream.rundownId, topic);
     }
     topic.streams.set(stream, { caller, sentAt: snapshotAt });
@@ -80,10 +82,10 @@ export class TimingFeed {
   resumed(stream: LiveStream): void {
     const topic = this.topics.get(stream.rundownId);
     const entry = topic?.streams.get(stream);
-    const latest = topic?.latest;
-    if (!entry || !latest || latest.server_time <= entry.sentAt || !stream.isLive()) return;
-    entry.sentAt = latest.server_time;
-    stream.write(frame('timing', latest, stream.lastId));
+    const sent = topic?.sent;
+    if (!entry || !sent || sent.serverTime <= entry.sentAt || !stream.isLive()) return;
+    entry.sentAt = sent.serverTime;
+    stream.write(jsonFrame('timing', withClock(sent.view, sent.serverTime), stream.lastId));
   }
 
   leave(stream: LiveStream): void {
@@ -133,9 +135,9 @@ export class TimingFeed {
       const timing = await this.fresh(topic.rundownId, caller);
       const { server_time: clock, ...view } = timing;
       const json = JSON.stringify(view);
-      if (json !== topic.lastSent) {
-        topic.lastSent = json;
-        this.send(topic, timing, withClock(json, clock));
+      if (json !== topic.sent?.view) {
+        topic.sent = { view: json, serverTime: clock };
+        this.send(topic, clock, withClock(json, clock));
       }
     } catch (error) {
       // A rundown removed meanwhile ends its streams through its own event; anything else waits for the next change.
@@ -147,14 +149,13 @@ export class TimingFeed {
     if (topic.again && this.topics.get(topic.rundownId) === topic) this.refresh(topic.rundownId);
   }
 
-  private send(topic: Topic, timing: TimingJson, json: string): void {
-    topic.latest = timing;
+  private send(topic: Topic, serverTime: number, json: string): void {
     const frames = new Map<string, Buffer>();
     for (const [stream, entry] of topic.streams) {
-      if (!stream.isLive() || timing.server_time <= entry.sentAt) continue;
+      if (!stream.isLive() || serverTime <= entry.sentAt) continue;
       let built = frames.get(stream.lastId);
       if (!built) frames.set(stream.lastId, (built = jsonFrame('timing', json, stream.lastId)));
-      entry.sentAt = timing.server_time;
+      entry.sentAt = serverTime;
       stream.write(built);
     }
   }
