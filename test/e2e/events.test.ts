@@ -39,6 +39,6 @@ describe('domain events', () => {
     expect(cueEvent!.event.payload).toMatchObject({ $case: 'cue', value: { id: cue.body.data.id, cue: { title: 'Opening' } } });
     expect(events.every((e) => e.event.team_id === team.id && e.event.rundown_id === id)).toBe(true);
     const index = (await readEventIndex(redis, indexBefore, { count: 10_000 })).filter((e) => e.rundown_id === id);
-    expect(index.map((e) => e.event_id)).toEqual(events.map((e) => e.id));
+    expect(index.map((e) => [e.event_id, e.kind])).toEqual(events.map((e) => [e.id, e.event.kind]));
   });
 });

@@ -3,6 +3,7 @@ import { createDataSource, createLogger, CursorCodec, migrateAndExit, runService
 import { RundownCoordinates } from './clients/rundown.js';
 import { cellsConfig } from './config.js';
 import { CellsService } from './domain/cells.js';
+import { inThreadContents, PooledHtmlContents } from './domain/html-contents.js';
 import { cellsOutbox, OutboxCellEventLog } from './events/outbox-log.js';
 import { cellHandlers, rundownCellsHandlers } from './grpc/handlers.js';
 import { migrations } from './migrations/index.js';
@@ -29,7 +30,9 @@ export async function main(argv: string[]): Promise<void> {
     // Questions to the rundown service carry this service's own signed identity (and the caller's context).
     const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'cells' });
     const rundowns = new RundownCoordinates(config.RUNDOWN_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
-    const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET), new OutboxCellEventLog());
+    // One worker only adds the hand-off to the work: parallel from two threads up.
+    const html = config.SANITIZE_THREADS >= 2 ? new PooledHtmlContents(config.SANITIZE_THREADS) : inThreadContents;
+    const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET), new OutboxCellEventLog(), html);
     const grpc = await startGrpcServer({
       keys: config.INTERNAL_CONTEXT_KEYS,
       logger,
@@ -48,6 +51,7 @@ export async function main(argv: string[]): Promise<void> {
     return async () => {
       clearInterval(sweep);
       await grpc.shutdown();
+      await html.close();
       rundowns.close();
       await relay.stop();
       redis.disconnect();

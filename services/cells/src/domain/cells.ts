@@ -1,8 +1,9 @@
 import { AppError, checkBulkSize, limits, looksLikeId, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
 import type { CellRow, CellsRepository, StoredWrite } from '../repositories/cells.js';
-import { emptyContent, fromHtml, fromText } from './content.js';
+import { emptyContent, fromText } from './content.js';
 import type { CoordinatesPort, Layout } from './coordinates.js';
 import type { CellEventLog } from './events.js';
+import { inThreadContents, type HtmlContents } from './html-contents.js';
 
 export interface CellRecord {
   cue_id: string;
@@ -61,6 +62,8 @@ export class CellsService {
     private readonly rundowns: CoordinatesPort,
     private readonly cursors: CursorCodec,
     private readonly events: CellEventLog,
+    /** Sanitizes HTML writes (a large batch across worker threads, when the service has a pool). */
+    private readonly html: HtmlContents = inThreadContents,
   ) {}
 
   async get(ctx: CallerContext, rundownId: string, cueId: string, columnId: string): Promise<CellRecord> {
@@ -136,12 +139,17 @@ export class CellsService {
     checkBulkSize(items.length, 'cells');
     checkContent(items);
     checkDuplicates(items);
-    const layout = await this.rundowns.describe(ctx, rundownId, {
+    const described = this.rundowns.describe(ctx, rundownId, {
       cueIds: [...new Set(items.map((i) => i.cue_id))],
       columnIds: [...new Set(items.map((i) => i.column_id))],
     });
+    // Sanitized while the rundown context answers; used only once its answer has passed every
+    // check (sanitizing throws nothing a caller would see, so the errors are as if it came after).
+    const sanitized = this.stored(items);
+    sanitized.catch(() => undefined);
+    const layout = await described;
     for (const item of items) checkWritable(layout, rundownId, item);
-    const writes = items.map(stored);
+    const writes = await sanitized;
     return this.repo.transaction(async (tx) => {
       const byCoordinate = new Map((await this.repo.write(tx, rundownId, writes)).map((r) => [key(r), r]));
       const cells = writes.map((w) => {
@@ -167,12 +175,23 @@ export class CellsService {
   async stage(rundownId: string, items: CellWrite[]): Promise<number> {
     checkContent(items);
     checkDuplicates(items);
-    const writes = items.map(stored);
+    const writes = await this.stored(items);
     await this.repo.transaction(async (tx) => {
       await this.repo.stage(tx, rundownId);
       await this.repo.write(tx, rundownId, writes);
     });
     return writes.filter((w) => w.content_html !== '').length;
+  }
+
+  /** The stored form of each write, in order: plain text here, HTML through the sanitizer. */
+  private async stored(items: CellWrite[]): Promise<StoredWrite[]> {
+    const sanitized = await this.html.of(items.flatMap((item) => ('html' in item.content ? [item.content.html] : [])));
+    let next = 0;
+    return items.map((item) => ({
+      cue_id: item.cue_id,
+      column_id: item.column_id,
+      ...('text' in item.content ? fromText(item.content.text) : sanitized[next++]!),
+    }));
   }
 
   /** The rundown committed: its cells are no longer candidates for collection. */
@@ -228,11 +247,6 @@ export class CellsService {
 }
 
 const key = (c: { cue_id: string; column_id: string }) => `${c.cue_id}\u0000${c.column_id}`;
-
-function stored(item: CellWrite): StoredWrite {
-  const content = 'text' in item.content ? fromText(item.content.text) : fromHtml(item.content.html);
-  return { cue_id: item.cue_id, column_id: item.column_id, ...content };
-}
 
 function findCue(layout: Layout, rundownId: string, cueId: string) {
   const cue = layout.cues.find((c) => c.id === cueId);

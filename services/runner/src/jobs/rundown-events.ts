@@ -2,6 +2,9 @@ import { decodeStreamEntry, eventKeys, Kind, readEventIndex } from '@rundown/sha
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
+/** Events that change what a show follows: its cues and its rundown's record. */
+const showChanging = (kind: Kind) => kind === Kind.KIND_CUE || kind === Kind.KIND_RUNDOWN;
+
 /** How far the runners have followed the index (shared: each replica follows all of it). */
 const POSITION_KEY = 'runner:events-followed';
 
@@ -34,16 +37,18 @@ export class RundownEventFollower {
         if (!entries.length) continue;
         after = entries.at(-1)!.id;
         void this.redis.set(POSITION_KEY, after).catch(() => undefined);
-        // The batch's events in one pipeline (one round trip, not one per entry).
-        const reads = this.redis.pipeline();
-        for (const entry of entries) reads.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);
-        const changed = new Set<string>();
-        for (const [i, [error, found]] of ((await reads.exec()) ?? []).entries()) {
-          if (error) throw error;
-          const [raw] = found as [Buffer, Buffer[]][];
-          if (!raw) continue;
-          const { kind } = decodeStreamEntry(raw).event;
-          if (kind === Kind.KIND_CUE || kind === Kind.KIND_RUNDOWN) changed.add(entries[i]!.rundown_id);
+        // The index names each event's kind; only entries from before it did are fetched to learn it,
+        // in one pipeline (one round trip, not one per entry).
+        const changed = new Set(entries.filter((e) => e.kind !== undefined && showChanging(e.kind)).map((e) => e.rundown_id));
+        const unnamed = entries.filter((e) => e.kind === undefined);
+        if (unnamed.length) {
+          const reads = this.redis.pipeline();
+          for (const entry of unnamed) reads.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);
+          for (const [i, [error, found]] of ((await reads.exec()) ?? []).entries()) {
+            if (error) throw error;
+            const [raw] = found as [Buffer, Buffer[]][];
+            if (raw && showChanging(decodeStreamEntry(raw).event.kind)) changed.add(unnamed[i]!.rundown_id);
+          }
         }
         // One refresh per rundown per batch, however many edits it had.
         await Promise.all(

@@ -6,7 +6,7 @@
  *
  * KEYS: 1 index stream, then per event: rundown stream, relayed hash
  * ARGV: 1 source, 2 max length, 3 max age ms, 4 index max length, 5 idle ttl ms (0: none),
- *       then per event: seq, encoded event, rundown id
+ *       then per event: seq, encoded event, rundown id, kind (the Kind enum's number)
  * Returns, per event, the new entry id or false when it was a repeat.
  *
  * One call per batch rather than one per event: per event, the call's own cost (arguments,
@@ -38,14 +38,14 @@ local touched = {}
 local order = {}
 for i = 1, (#KEYS - 1) / 2 do
   local stream, relayed = KEYS[2 * i], KEYS[2 * i + 1]
-  local seq, event, rundown = ARGV[3 * i + 3], ARGV[3 * i + 4], ARGV[3 * i + 5]
+  local seq, event, rundown, kind = ARGV[4 * i + 2], ARGV[4 * i + 3], ARGV[4 * i + 4], ARGV[4 * i + 5]
   local last = redis.call('HGET', relayed, source)
   if last and tonumber(last) >= tonumber(seq) then
     ids[i] = false
   else
     local id = redis.call('XADD', stream, '*', 'src', source, 'seq', seq, 'e', event)
     redis.call('HSET', relayed, source, seq)
-    redis.call('XADD', KEYS[1], '*', 'r', rundown, 'id', id)
+    redis.call('XADD', KEYS[1], '*', 'r', rundown, 'id', id, 'k', kind)
     ids[i] = id
     if not touched[stream] then
       touched[stream] = relayed

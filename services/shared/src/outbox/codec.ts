@@ -1,4 +1,4 @@
-import { BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
 import { Event, Kind } from '../generated/rundown/events/v1/events.js';
 import { newId } from '../ids.js';
 
@@ -58,4 +58,23 @@ export function encodeEvent(event: Event): Buffer {
 
 export function decodeEvent(bytes: Uint8Array): Event {
   return Event.decode(bytes);
+}
+
+/** `Event.kind`'s field number (events.proto). */
+const KIND_FIELD = 4;
+
+/**
+ * The kind of an encoded event, read without decoding it: the top-level fields are walked and
+ * skipped (the payload unread) until `kind`. For the relay, which names each event's kind in the
+ * index entry so followers can pass over kinds they do not handle without fetching the event.
+ */
+export function encodedEventKind(bytes: Uint8Array): Kind {
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === KIND_FIELD) return reader.int32() as Kind;
+    reader.skip(wireType, field);
+  }
+  // proto3 leaves a zero enum out of the encoding.
+  return Kind.KIND_UNSPECIFIED;
 }

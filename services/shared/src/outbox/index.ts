@@ -1,4 +1,4 @@
-export { Event, Kind, decodeEvent, encodeEvent, newEvent, type EventPayload } from './codec.js';
+export { Event, Kind, decodeEvent, encodeEvent, encodedEventKind, newEvent, type EventPayload } from './codec.js';
 export { eventKeys } from './keys.js';
 export { outboxMigration, outboxTableSql, outboxTraceMigration, outboxTraceSql } from './migration.js';
 export { Outbox, defaultRetention, type OutboxRelay, type RelayOptions, type RetentionOptions } from './outbox.js';

@@ -7,7 +7,7 @@ import type { Db } from '../db.js';
 import type { Logger } from '../logger.js';
 import { observeGauge } from '../metrics.js';
 import { appendBatchScript } from './append-script.js';
-import { encodeEvent, type Event } from './codec.js';
+import { encodedEventKind, encodeEvent, type Event } from './codec.js';
 import { eventKeys } from './keys.js';
 
 /** How long and how much each rundown's stream keeps (CONTRACT §7 needs >= 5 min or 1,000 events). */
@@ -197,7 +197,7 @@ export class Outbox {
           const args: (string | Buffer | number)[] = [source, retention.maxLength, retention.maxAgeMs, retention.indexMaxLength, retention.idleTtlMs];
           for (const row of chunk) {
             keys.push(eventKeys.rundown(row.rundown_id), eventKeys.relayed(row.rundown_id));
-            args.push(row.seq, row.event, row.rundown_id);
+            args.push(row.seq, row.event, row.rundown_id, encodedEventKind(row.event));
           }
           (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
         }

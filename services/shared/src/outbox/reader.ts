@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decodeEvent, type Event } from './codec.js';
+import { decodeEvent, type Event, type Kind } from './codec.js';
 import { eventKeys } from './keys.js';
 
 /** An event as read from its rundown's stream: `id` is its position there (`<ms>-<n>`, the SSE id). */
@@ -8,11 +8,13 @@ export interface StreamedEvent {
   event: Event;
 }
 
-/** An index entry: rundown `rundown_id` has a new event at `event_id` in its stream. */
+/** An index entry: rundown `rundown_id` has a new event of `kind` at `event_id` in its stream. */
 export interface IndexEntry {
   id: string;
   rundown_id: string;
   event_id: string;
+  /** Undefined for an entry appended before the index carried kinds: fetch the event to know. */
+  kind: Kind | undefined;
 }
 
 export interface ReadOptions {
@@ -85,6 +87,12 @@ export async function readEventIndex(redis: Redis, after: string, options: ReadO
   const entries = await xread(redis, eventKeys.index, after, options);
   return entries.map(([id, raw]) => {
     const f = fields(raw);
-    return { id: id.toString(), rundown_id: f.get('r')?.toString() ?? '', event_id: f.get('id')?.toString() ?? '' };
+    const kind = f.get('k');
+    return {
+      id: id.toString(),
+      rundown_id: f.get('r')?.toString() ?? '',
+      event_id: f.get('id')?.toString() ?? '',
+      kind: kind === undefined ? undefined : (Number(kind.toString()) as Kind),
+    };
   });
 }
