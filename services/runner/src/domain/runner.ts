@@ -221,8 +221,11 @@ export class RunnerService<R> {
   private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number, notBefore?: number): Promise<ActResult | null> {
     const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
-    const early = notBefore === undefined ? 0 : notBefore - this.clock();
-    if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+    // Until due by this clock, the one the transition reads: setTimeout runs on another (the monotonic clock, in
+    // whole ms) and may end a ms early by it, and a deadline read as not yet due is a no-op that completes its job.
+    if (notBefore !== undefined) {
+      for (let early = notBefore - this.clock(); early > 0; early = notBefore - this.clock()) await new Promise((resolve) => setTimeout(resolve, early));
+    }
     const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
       const row = await this.shows.lock(tx, rundownId, source.team_id);
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
