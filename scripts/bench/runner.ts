@@ -17,13 +17,16 @@
 //   (from /proc: it holds still on a shared machine where wall-clock figures follow the neighbours).
 //   options: --seconds 10 --rounds 5 --concurrency 16 --timers-rundowns 200 --json
 //            --only actions,timers,status: run only these parts (default: all three)
-//            --profile <dir>: every service writes a CPU profile (node --cpu-prof) into <dir> when it stops
+//            --profile <dir>: every service writes a CPU profile (node --cpu-prof) into <dir> when it stops; the
+//              timers' time window goes to <dir>/timers-window.json (profile-summary.ts --window <it>)
 //
 // Traffic goes to loopback only; every loop is bounded by time or count.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { percentile, summarize } from './stats.js';
+import { monotonicMs, percentile, summarize } from './stats.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
 import { pidListeningOn } from '../../test/support/processes.js';
 import { cpuMs, must, servicePids, startBareExpress, startBenchSystem } from './support.js';
@@ -198,6 +201,7 @@ try {
     }
     heard.length = 0;
     const startedAt = new Map<string, number>();
+    const window = { from: monotonicMs() * 1000, to: 0 };
     const { cpu } = await cpuDuring(watched, async () => {
       const starting = Date.now();
       await Promise.all(
@@ -214,6 +218,11 @@ try {
       while (Date.now() < settle) await sleep(200);
     });
     await listener.quit();
+    window.to = monotonicMs() * 1000;
+    if (values.profile) {
+      mkdirSync(values.profile, { recursive: true });
+      writeFileSync(resolve(values.profile, 'timers-window.json'), JSON.stringify(window));
+    }
 
     const fireLate: number[] = [];
     const heardLate: number[] = [];
