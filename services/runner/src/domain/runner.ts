@@ -1,6 +1,6 @@
 import { AppError, isAppError, looksLikeId, newId, type CallerContext, type Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ReportSummary, ShowRow, ShowsRepository } from '../repositories/shows.js';
+import type { ChangeWrites, ReportSummary, ShowRow, ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
 import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
 import { playChange, report, timing, type Report, type Timing } from './timing.js';
@@ -39,6 +39,8 @@ export interface Timers {
 /** The `status` domain event of every change, written in the change's transaction (the outbox). */
 export interface EventLog<R> {
   status(tx: Db, status: Status, teamId: string, records: ReadonlyMap<string, R>): Promise<void>;
+  /** The same event as a part of the statement that saves the change (`ShowsRepository.save`), one round trip fewer. */
+  statusInsert(status: Status, teamId: string, records: ReadonlyMap<string, R>): ChangeWrites['event'];
 }
 
 /** The status read model, written after each commit (before the action answers). */
@@ -190,8 +192,7 @@ export class RunnerService<R> {
       const candidate = { ...kept, revision: row.state.revision + 1 };
       const jobs = plannedJobs(rundownId, candidate, order, now);
       const after = status(rundownId, candidate, order, now);
-      await this.shows.save(tx, rundownId, candidate, jobs, after);
-      await this.events.status(tx, after, row.team_id, source.records);
+      await this.shows.save(tx, rundownId, candidate, jobs, after, { event: this.events.statusInsert(after, row.team_id, source.records) });
       return { status: after, side_effects: [], teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
     });
     if (committed) await this.afterCommit(committed);
@@ -240,10 +241,14 @@ export class RunnerService<R> {
       }
       const jobs = plannedJobs(rundownId, outcome.state, order, now);
       const newRun = action.kind === 'reset';
-      await this.shows.save(tx, rundownId, outcome.state, jobs, after, newRun);
-      await this.shows.recordPlays(tx, rundownId, row.run + (newRun ? 1 : 0), playChange(row.state, outcome));
+      await this.shows.save(tx, rundownId, outcome.state, jobs, after, {
+        event: this.events.statusInsert(after, row.team_id, source.records),
+        plays: playChange(row.state, outcome),
+        run: row.run + (newRun ? 1 : 0),
+        newRun,
+      });
+      // The report of the show the reset closes reads the plays that statement just closed.
       if (newRun) await this.archive(tx, rundownId, row, source, order, now);
-      await this.events.status(tx, after, row.team_id, source.records);
       return { status: after, side_effects: outcome.side_effects, teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
     });
     if (!committed) return null;
