@@ -54,6 +54,13 @@ export interface ActResult {
   side_effects: SideEffect[];
 }
 
+/**
+ * How long before its due instant a timed job opens its transaction: long enough for a pool checkout
+ * and BEGIN on a busy machine, short enough that a connection held idle meanwhile (the pool is
+ * smaller than the jobs held at once, TIMER_CONCURRENCY) delays no other job by more than this.
+ */
+const OPEN_AHEAD_MS = 10;
+
 /** The caller's reach, or the runner acting on its own (timed jobs, edits, the admin reset). */
 type Reach = CallerContext | 'runner';
 
@@ -217,17 +224,16 @@ export class RunnerService<R> {
   /**
    * One transition under the row lock; with `expectRevision` (a timed job) it is a no-op unless the
    * show is still at that revision, and it waits for `notBefore` (the job's due instant; jobs are
-   * handed over a little early) after the order was fetched, before it takes the lock.
+   * handed over a little early) after the order was fetched, before it takes the lock. Its
+   * transaction is opened (pool checkout, BEGIN) up to OPEN_AHEAD_MS before that instant, so that
+   * only the lock lies between the instant and the transition.
    */
   private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number, notBefore?: number): Promise<ActResult | null> {
     const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
-    // Until due by this clock, the one the transition reads: setTimeout runs on another (the monotonic clock, in
-    // whole ms) and may end a ms early by it, and a deadline read as not yet due is a no-op that completes its job.
-    if (notBefore !== undefined) {
-      for (let early = notBefore - this.clock(); early > 0; early = notBefore - this.clock()) await new Promise((resolve) => setTimeout(resolve, early));
-    }
+    if (notBefore !== undefined) await this.until(notBefore - OPEN_AHEAD_MS);
     const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
+      if (notBefore !== undefined) await this.until(notBefore);
       const row = await this.shows.lock(tx, rundownId, source.team_id);
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
       // The clock is read under the lock: the transitions of one show are timed in the order they apply.
@@ -254,6 +260,15 @@ export class RunnerService<R> {
     if (!committed) return null;
     await this.afterCommit(committed);
     return { status: committed.status, side_effects: committed.side_effects };
+  }
+
+  /**
+   * Waits until `instant` by this service's clock, the one transitions read. setTimeout runs on
+   * another (the monotonic clock, in whole ms) and may end a ms early by this one: a deadline then
+   * read as not yet due would be a no-op that completes its job, and the show would never advance.
+   */
+  private async until(instant: number): Promise<void> {
+    for (let early = instant - this.clock(); early > 0; early = instant - this.clock()) await new Promise((resolve) => setTimeout(resolve, early));
   }
 
   /**
