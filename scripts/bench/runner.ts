@@ -17,13 +17,16 @@
 //   (from /proc: it holds still on a shared machine where wall-clock figures follow the neighbours).
 //   options: --seconds 10 --rounds 5 --concurrency 16 --timers-rundowns 200 --json
 //            --only actions,timers,status: run only these parts (default: all three)
-//            --profile <dir>: every service writes a CPU profile (node --cpu-prof) into <dir> when it stops
+//            --profile <dir>: every service writes a CPU profile (node --cpu-prof) into <dir> when it stops; the
+//              timers' time window goes to <dir>/timers-window.json (profile-summary.ts --window <it>)
 //
 // Traffic goes to loopback only; every loop is bounded by time or count.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { percentile, summarize } from './stats.js';
+import { monotonicMs, percentile, summarize } from './stats.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
 import { pidListeningOn } from '../../test/support/processes.js';
 import { cpuMs, must, servicePids, startBareExpress, startBenchSystem } from './support.js';
@@ -198,6 +201,7 @@ try {
     }
     heard.length = 0;
     const startedAt = new Map<string, number>();
+    const window = { from: monotonicMs() * 1000, to: 0 };
     const { cpu } = await cpuDuring(watched, async () => {
       const starting = Date.now();
       await Promise.all(
@@ -214,37 +218,51 @@ try {
       while (Date.now() < settle) await sleep(200);
     });
     await listener.quit();
+    window.to = monotonicMs() * 1000;
+    if (values.profile) {
+      mkdirSync(values.profile, { recursive: true });
+      writeFileSync(resolve(values.profile, 'timers-window.json'), JSON.stringify(window));
+    }
 
     const fireLate: number[] = [];
     const heardLate: number[] = [];
     let missing = 0;
     let duplicates = 0;
+    const odd: typeof timed = [];
     for (const t of timed) {
       const start = startedAt.get(t.id)!;
       const mine = heard.filter((h) => h.s.rundown_id === t.id);
+      // j < 3: the auto-advance to cue j+1 (revision j+2; its started_at is the due instant). j == 3: the over-time
+      // status of the last cue, which repeats the last advance's revision and cue: told apart by order, not by time
+      // (its job is placed only after the advance was published), so an advance later than the next cue's whole
+      // duration counts as late, not as missing plus a duplicate.
+      const last = mine.filter((h) => h.s.revision === 4 && h.s.active_cue?.id === t.cues[3]);
       let due = start;
+      let wrong = false;
       for (let j = 0; j < 4; j++) {
         due += t.durations[j]!;
-        // j < 3: the auto-advance to cue j+1 (its started_at is the due instant); j == 3: the over-time status.
-        // (The over-time status of the last cue repeats its revision and cue: told apart by time.)
-        const nextDue = due + (t.durations[j + 1] ?? Infinity);
         const matches =
-          j < 3
-            ? mine.filter((h) => h.s.active_cue?.id === t.cues[j + 1] && h.s.revision === j + 2 && h.s.at < nextDue)
-            : mine.filter((h) => h.s.revision === 4 && h.s.at >= due);
+          j < 2 ? mine.filter((h) => h.s.revision === j + 2 && h.s.active_cue?.id === t.cues[j + 1]) : j === 2 ? last.slice(0, 1) : last.slice(1);
         if (matches.length === 0) {
           missing++;
+          wrong = true;
           continue;
         }
-        if (matches.length > 1) duplicates += matches.length - 1;
+        if (matches.length > 1) {
+          duplicates += matches.length - 1;
+          wrong = true;
+        }
         const m = matches[0]!;
         fireLate.push(m.s.at - due);
         heardLate.push(m.at - due);
       }
+      if (wrong) odd.push(t);
     }
     if (process.env.BENCH_DEBUG) {
-      const t = timed[0]!;
-      console.log(JSON.stringify({ start: startedAt.get(t.id), durations: t.durations, cues: t.cues, heard: heard.filter((h) => h.s.rundown_id === t.id) }, null, 1));
+      // The rundowns with a missing or duplicated timer (else the first one): what the subscriber heard of each.
+      for (const t of odd.length ? odd.slice(0, 10) : timed.slice(0, 1)) {
+        console.log(JSON.stringify({ id: t.id, start: startedAt.get(t.id), durations: t.durations, cues: t.cues, heard: heard.filter((h) => h.s.rundown_id === t.id) }, null, 1));
+      }
     }
     const fire = summarize(fireLate);
     const hear = summarize(heardLate);

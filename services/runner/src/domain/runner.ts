@@ -1,6 +1,6 @@
 import { AppError, isAppError, looksLikeId, newId, type CallerContext, type Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ReportSummary, ShowRow, ShowsRepository } from '../repositories/shows.js';
+import type { ChangeWrites, ReportSummary, ShowRow, ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
 import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
 import { playChange, report, timing, type Report, type Timing } from './timing.js';
@@ -39,6 +39,8 @@ export interface Timers {
 /** The `status` domain event of every change, written in the change's transaction (the outbox). */
 export interface EventLog<R> {
   status(tx: Db, status: Status, teamId: string, records: ReadonlyMap<string, R>): Promise<void>;
+  /** The same event as a part of the statement that saves the change (`ShowsRepository.save`), one round trip fewer. */
+  statusInsert(status: Status, teamId: string, records: ReadonlyMap<string, R>): ChangeWrites['event'];
 }
 
 /** The status read model, written after each commit (before the action answers). */
@@ -51,6 +53,13 @@ export interface ActResult {
   status: Status;
   side_effects: SideEffect[];
 }
+
+/**
+ * How long before its due instant a timed job opens its transaction: long enough for a pool checkout
+ * and BEGIN on a busy machine, short enough that a connection held idle meanwhile (the pool is
+ * smaller than the jobs held at once, TIMER_CONCURRENCY) delays no other job by more than this.
+ */
+const OPEN_AHEAD_MS = 10;
 
 /** The caller's reach, or the runner acting on its own (timed jobs, edits, the admin reset). */
 type Reach = CallerContext | 'runner';
@@ -190,8 +199,7 @@ export class RunnerService<R> {
       const candidate = { ...kept, revision: row.state.revision + 1 };
       const jobs = plannedJobs(rundownId, candidate, order, now);
       const after = status(rundownId, candidate, order, now);
-      await this.shows.save(tx, rundownId, candidate, jobs, after);
-      await this.events.status(tx, after, row.team_id, source.records);
+      await this.shows.save(tx, rundownId, candidate, jobs, after, { event: this.events.statusInsert(after, row.team_id, source.records) });
       return { status: after, side_effects: [], teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
     });
     if (committed) await this.afterCommit(committed);
@@ -216,14 +224,16 @@ export class RunnerService<R> {
   /**
    * One transition under the row lock; with `expectRevision` (a timed job) it is a no-op unless the
    * show is still at that revision, and it waits for `notBefore` (the job's due instant; jobs are
-   * handed over a little early) after the order was fetched, before it takes the lock.
+   * handed over a little early) after the order was fetched, before it takes the lock. Its
+   * transaction is opened (pool checkout, BEGIN) up to OPEN_AHEAD_MS before that instant, so that
+   * only the lock lies between the instant and the transition.
    */
   private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number, notBefore?: number): Promise<ActResult | null> {
     const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
-    const early = notBefore === undefined ? 0 : notBefore - this.clock();
-    if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+    if (notBefore !== undefined) await this.until(notBefore - OPEN_AHEAD_MS);
     const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
+      if (notBefore !== undefined) await this.until(notBefore);
       const row = await this.shows.lock(tx, rundownId, source.team_id);
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
       // The clock is read under the lock: the transitions of one show are timed in the order they apply.
@@ -237,15 +247,28 @@ export class RunnerService<R> {
       }
       const jobs = plannedJobs(rundownId, outcome.state, order, now);
       const newRun = action.kind === 'reset';
-      await this.shows.save(tx, rundownId, outcome.state, jobs, after, newRun);
-      await this.shows.recordPlays(tx, rundownId, row.run + (newRun ? 1 : 0), playChange(row.state, outcome));
+      await this.shows.save(tx, rundownId, outcome.state, jobs, after, {
+        event: this.events.statusInsert(after, row.team_id, source.records),
+        plays: playChange(row.state, outcome),
+        run: row.run + (newRun ? 1 : 0),
+        newRun,
+      });
+      // The report of the show the reset closes reads the plays that statement just closed.
       if (newRun) await this.archive(tx, rundownId, row, source, order, now);
-      await this.events.status(tx, after, row.team_id, source.records);
       return { status: after, side_effects: outcome.side_effects, teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
     });
     if (!committed) return null;
     await this.afterCommit(committed);
     return { status: committed.status, side_effects: committed.side_effects };
+  }
+
+  /**
+   * Waits until `instant` by this service's clock, the one transitions read. setTimeout runs on
+   * another (the monotonic clock, in whole ms) and may end a ms early by this one: a deadline then
+   * read as not yet due would be a no-op that completes its job, and the show would never advance.
+   */
+  private async until(instant: number): Promise<void> {
+    for (let early = instant - this.clock(); early > 0; early = instant - this.clock()) await new Promise((resolve) => setTimeout(resolve, early));
   }
 
   /**

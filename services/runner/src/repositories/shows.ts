@@ -1,4 +1,4 @@
-import type { Db } from '@rundown/shared';
+import type { Db, SqlStatement } from '@rundown/shared';
 import type { EntityManager } from 'typeorm';
 import { statusView, type ShowState, type Status } from '../domain/show.js';
 import type { JobSpec } from '../domain/jobs.js';
@@ -47,6 +47,17 @@ function toRow(s: StoredShow): ShowRow {
           : { cue_id: s.active_cue_id, title: s.active_title ?? '', started_at: s.started_at!, paused_at: s.paused_at, duration_ms: s.duration_ms! },
     },
   };
+}
+
+/** What a change writes with the show (see `ShowsRepository.save`). */
+export interface ChangeWrites {
+  /** The change's `status` event: the outbox's insert, its parameters numbered from the given one. */
+  event: (first: number) => SqlStatement;
+  /** The plays the change closes and opens, in run `run`. */
+  plays?: PlayChange;
+  run?: number;
+  /** The admin reset: the show's run goes up by one. */
+  newRun?: boolean;
 }
 
 /** The show row and the plays of its current show, read in one statement (one snapshot). */
@@ -115,46 +126,36 @@ export class ShowsRepository {
     return rows[0] && toRow(rows[0]);
   }
 
-  async save(tx: EntityManager, rundownId: string, state: ShowState, jobs: JobSpec[], committed: Status, newRun = false): Promise<void> {
+  /**
+   * A change's writes in one statement, one round trip under the show's lock: the show, the plays it
+   * closes and opens (`plays`, of run `run`), and its `status` event (the outbox's insert). The insert
+   * of a new play reads `ended`, so the open play is closed before the one-open-play index sees the new one.
+   */
+  async save(tx: EntityManager, rundownId: string, state: ShowState, jobs: JobSpec[], committed: Status, writes: ChangeWrites): Promise<void> {
     const a = state.active;
+    const { ended, started } = writes.plays ?? { ended: null, started: null };
+    const params = [
+      rundownId, state.phase, state.revision, a?.cue_id ?? null, a?.title ?? null, a?.started_at ?? null, a?.paused_at ?? null,
+      a?.duration_ms ?? null, state.playable_ids, JSON.stringify(jobs), writes.newRun ? 1 : 0, JSON.stringify(statusView(committed)),
+      ended !== null, ended?.at ?? null, ended?.reason ?? null, ended?.final_duration_ms ?? null, ended?.actual_duration_ms ?? null,
+      started !== null, writes.run ?? null, started?.cue_id ?? null, started?.title ?? null, started?.planned_duration_ms ?? null, started?.started_at ?? null,
+    ];
+    const event = writes.event(params.length + 1);
     await tx.query(
-      `UPDATE runner.shows SET phase = $2, revision = $3, active_cue_id = $4, active_title = $5, started_at = $6, paused_at = $7,
-         duration_ms = $8, playable_ids = $9, jobs = $10, run = run + $11, view = $12, updated_at = clock_timestamp()
-       WHERE rundown_id = $1`,
-      [rundownId, state.phase, state.revision, a?.cue_id ?? null, a?.title ?? null, a?.started_at ?? null, a?.paused_at ?? null,
-        a?.duration_ms ?? null, state.playable_ids, JSON.stringify(jobs), newRun ? 1 : 0, JSON.stringify(statusView(committed))],
-    );
-  }
-
-  /** Closes the open play of the show (if any) and opens the next one (if any), in the transition's transaction. */
-  async recordPlays(tx: EntityManager, rundownId: string, run: number, change: PlayChange): Promise<void> {
-    const { ended, started } = change;
-    if (ended && started) {
-      // One round trip for the usual case (one play ends, the next begins). The insert reads the CTE, so
-      // the open play is closed before the new one (the one-open-play index) is inserted.
-      await tx.query(
-        `WITH ended AS (
-           UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4, actual_duration_ms = $10
-           WHERE rundown_id = $1 AND ended_at IS NULL RETURNING 1
-         )
+      `WITH saved AS (
+         UPDATE runner.shows SET phase = $2, revision = $3, active_cue_id = $4, active_title = $5, started_at = $6, paused_at = $7,
+           duration_ms = $8, playable_ids = $9, jobs = $10, run = run + $11, view = $12, updated_at = clock_timestamp()
+         WHERE rundown_id = $1
+       ), ended AS (
+         UPDATE runner.plays SET ended_at = $14, end_reason = $15, final_duration_ms = $16, actual_duration_ms = $17
+         WHERE $13 AND rundown_id = $1 AND ended_at IS NULL RETURNING 1
+       ), started AS (
          INSERT INTO runner.plays (rundown_id, run, cue_id, title, planned_duration_ms, started_at)
-         SELECT $1, $5, $6, $7, $8, $9 FROM (SELECT count(*) FROM ended) AS closed`,
-        [rundownId, ended.at, ended.reason, ended.final_duration_ms, run, started.cue_id, started.title, started.planned_duration_ms, started.started_at, ended.actual_duration_ms],
-      );
-      return;
-    }
-    if (ended) {
-      await tx.query(
-        `UPDATE runner.plays SET ended_at = $2, end_reason = $3, final_duration_ms = $4, actual_duration_ms = $5 WHERE rundown_id = $1 AND ended_at IS NULL`,
-        [rundownId, ended.at, ended.reason, ended.final_duration_ms, ended.actual_duration_ms],
-      );
-    }
-    if (started) {
-      await tx.query(
-        `INSERT INTO runner.plays (rundown_id, run, cue_id, title, planned_duration_ms, started_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [rundownId, run, started.cue_id, started.title, started.planned_duration_ms, started.started_at],
-      );
-    }
+         SELECT $1, $19, $20, $21, $22, $23 FROM (SELECT count(*) FROM ended) AS closed WHERE $18
+       ), event AS (${event.sql})
+       SELECT 1`,
+      [...params, ...event.params],
+    );
   }
 
   /** The show and the plays of its current show, in one statement: timing and report agree with the status. */

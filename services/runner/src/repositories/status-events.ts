@@ -1,4 +1,4 @@
-import { newEvent, Outbox, type Db } from '@rundown/shared';
+import { newEvent, Outbox, type Db, type Event, type SqlStatement } from '@rundown/shared';
 import { RunnerPhase, RunnerState, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { EventLog } from '../domain/runner.js';
@@ -20,11 +20,19 @@ export function runnerStatusMessage(s: Status, records: ReadonlyMap<string, Cue>
   };
 }
 
+const statusEvent = (status: Status, teamId: string, records: ReadonlyMap<string, Cue>): Event =>
+  newEvent(status.rundown_id, teamId, { $case: 'status', value: runnerStatusMessage(status, records) }, new Date(status.server_time));
+
 /** The runner's `status` domain events, through its transactional outbox (same transaction as the change). */
 export class OutboxEventLog implements EventLog<Cue> {
   constructor(readonly outbox = new Outbox('runner', 'runner')) {}
 
   async status(tx: Db, status: Status, teamId: string, records: ReadonlyMap<string, Cue>): Promise<void> {
-    await this.outbox.enqueue(tx, [newEvent(status.rundown_id, teamId, { $case: 'status', value: runnerStatusMessage(status, records) }, new Date(status.server_time))]);
+    await this.outbox.enqueue(tx, [statusEvent(status, teamId, records)]);
+  }
+
+  statusInsert(status: Status, teamId: string, records: ReadonlyMap<string, Cue>): (first: number) => SqlStatement {
+    const events = [statusEvent(status, teamId, records)];
+    return (first) => this.outbox.insert(events, first);
   }
 }
