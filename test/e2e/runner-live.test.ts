@@ -189,12 +189,17 @@ describe('read model', () => {
     expect(Number(row!.started_at)).toBe(served.active_cue.started_at);
     expect((await v1('DELETE', `/rundowns/${s.id}`, { token: owner })).status).toBe(204);
     await until('the show removed', async () => ((await query('SELECT 1 FROM runner.shows WHERE rundown_id = $1', [s.id])).length === 0 ? true : undefined));
-    expect(await redis.exists(`runner:status:${s.id}`)).toBe(0);
+    // The read model's key and the final event follow the commit (the key after it, the event through the outbox relay).
+    await until('the read model key removed', async () => ((await redis.exists(`runner:status:${s.id}`)) === 0 ? true : undefined));
     const gone = await v1('GET', `/rundowns/${s.id}/status`, { token: caller });
     expect(gone.status).toBe(404);
-    const final = (await readRundownEvents(redis, s.id, '0-0', { count: 1_000 })).filter((e) => e.event.payload?.$case === 'status').at(-1);
-    expect(final?.event.payload?.$case, JSON.stringify(final?.event.payload)).toBe('status');
-    const value = (final!.event.payload as { value: { active_cue?: unknown; next_cue?: unknown } }).value;
+    const statusEvents = () => readRundownEvents(redis, s.id, '0-0', { count: 1_000 }).then((all) => all.filter((e) => e.event.payload?.$case === 'status'));
+    const final = await until('the final status event', async () => {
+      const events = await statusEvents();
+      // The removal's event is the one with a revision past the show's last (the start's).
+      return events.find((e) => Number((e.event.payload as { value: { revision: number } }).value.revision) > served.revision);
+    });
+    const value = (final.event.payload as { value: { active_cue?: unknown; next_cue?: unknown } }).value;
     expect(value.active_cue, JSON.stringify(value)).toBeUndefined();
     expect(value.next_cue, JSON.stringify(value)).toBeUndefined();
   });
