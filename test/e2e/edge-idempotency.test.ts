@@ -168,6 +168,28 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect(await titles('Idem corrupt')).toHaveLength(1);
   });
 
+  it('a cue create retried after its claim was released (applied, never answered) finds the cue it made', async () => {
+    const rundown = await post({ title: `Idem applied ${randomUUID()}` }, key());
+    const cuesPath = `/rundowns/${rundown.body.data.id}/cues`;
+    const k = key();
+    const title = `Applied once ${randomUUID()}`;
+    const first = await v1('POST', cuesPath, { token: owner, body: { title }, headers: { 'idempotency-key': k } });
+    expect(first.status, first.text).toBe(201);
+    // What an attempt that was applied but answered 503 leaves (the service stopped after its commit,
+    // or a deadline passed): the claim released, no stored answer.
+    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    const retried = await v1('POST', cuesPath, { token: owner, body: { title }, headers: { 'idempotency-key': k } });
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body.data).toEqual(first.body.data);
+    const cues = await v1('GET', cuesPath, { token: owner });
+    expect(cues.body.data.items.filter((c: { title: string }) => c.title === title)).toHaveLength(1);
+    // Another key makes another cue; no key, a fresh one each time.
+    const other = await v1('POST', cuesPath, { token: owner, body: { title }, headers: { 'idempotency-key': key() } });
+    const keyless = await v1('POST', cuesPath, { token: owner, body: { title } });
+    expect(new Set([first.body.data.id, other.body.data.id, keyless.body.data.id]).size).toBe(3);
+  });
+
   describe('with a gateway replica whose rundown service is unreachable', () => {
     let broken: ExtraGateway;
     beforeAll(async () => {

@@ -1,6 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
+/**
+ * The id a create takes when its request carries an Idempotency-Key: the same team, scope (the
+ * collection's path) and key always name the same resource, so a retry whose first attempt was
+ * applied but never answered (the service stopped after its commit, a deadline passed: the claim
+ * was released with the 503) finds what that attempt made instead of making it twice.
+ * `undefined` without a key: the service draws a fresh id.
+ */
+export function idempotentId(prefix: string, teamId: string, scope: string, key: string | string[] | undefined): string | undefined {
+  if (typeof key !== 'string') return undefined;
+  return `${prefix}_${createHash('sha256').update(`${teamId}\n${scope}\n${key}`).digest('base64url').slice(0, 16)}`;
+}
+
 /** A completed answer as it is replayed. */
 export interface StoredResponse {
   status: number;

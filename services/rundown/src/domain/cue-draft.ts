@@ -40,6 +40,8 @@ export interface CueFields {
 
 export interface CreateCueInput extends CueFields {
   position?: Position;
+  /** The id to give the cue (derived from an Idempotency-Key by the gateway); absent: a fresh one. */
+  id?: string;
 }
 
 export interface PatchCueInput extends CueFields {
@@ -81,7 +83,7 @@ export class CueDraft {
   }
 
   create(input: CreateCueInput, path: (string | number)[] = []): string {
-    const id = newId('cue');
+    const id = input.id ?? newId('cue');
     const now = new Date().toISOString();
     const row: CueRow = {
       id,
@@ -184,6 +186,11 @@ export class CueDraft {
   /** Takes rows back as stored (database timestamps). */
   adopt(rows: CueRow[]): void {
     for (const row of rows) this.cues.set(row.id, row);
+  }
+
+  /** Whether the rundown has this cue (as the draft holds it now). */
+  has(id: string): boolean {
+    return this.cues.has(id);
   }
 
   record(id: string): CueRecord {

@@ -58,6 +58,7 @@ export function createInput(m: CreateCue): CreateCueInput {
   return {
     ...fields(m, { background_color: m.background_color !== undefined, start_time: m.start_time !== undefined }),
     ...(pos ? { position: pos } : {}),
+    ...(m.id !== undefined ? { id: m.id } : {}),
   };
 }
 

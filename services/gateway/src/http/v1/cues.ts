@@ -3,6 +3,7 @@ import { cueTypeNames } from '@rundown/shared';
 import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
+import { idempotentId } from '../../edge/idempotency.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { cellJson } from './cells.js';
 import { cueJson, sideEffectsJson } from './records.js';
@@ -117,11 +118,13 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       successStatus: 201,
       errors: ['rundowns.not_found', 'cues.too_many', ...positionErrors],
       response: cueRecord,
-      handler: async ({ params, body, caller }) => {
-        const { cue, side_effects } = await clients.cues.createCue({ rundown_id: params.id!, cue: createCueMessage(body) }, caller);
+      handler: async ({ params, body, caller, principal, req }) => {
+        const id = idempotentId('cue', principal.teamId, `/rundowns/${params.id}/cues`, req.headers['idempotency-key']);
+        const cue = { ...createCueMessage(body), ...(id ? { id } : {}) };
+        const { cue: created, side_effects } = await clients.cues.createCue({ rundown_id: params.id!, cue }, caller);
         return {
-          data: cueJson(cue!),
-          location: `${urls.base}/rundowns/${params.id}/cues/${cue!.id}`,
+          data: cueJson(created!),
+          location: `${urls.base}/rundowns/${params.id}/cues/${created!.id}`,
           sideEffects: sideEffectsJson(side_effects),
         };
       },

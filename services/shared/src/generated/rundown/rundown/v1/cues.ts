@@ -89,7 +89,16 @@ export interface CreateCue {
   skip?: boolean | undefined;
   auto_advance?: boolean | undefined;
   scheduled?: boolean | undefined;
-  position: Position | undefined;
+  position:
+    | Position
+    | undefined;
+  /**
+   * The id the new cue takes, absent: a fresh one. The gateway derives it from the request's
+   * Idempotency-Key, so that a retry whose first attempt was applied but not answered (the service
+   * stopped after its commit, a deadline passed) finds that cue: a create whose id already names a
+   * cue of the rundown makes nothing and answers that cue.
+   */
+  id?: string | undefined;
 }
 
 /** A change to one cue: only present fields change; set_* flags tell "set to null" from "not given". */
@@ -516,6 +525,7 @@ function createBaseCreateCue(): CreateCue {
     auto_advance: undefined,
     scheduled: undefined,
     position: undefined,
+    id: undefined,
   };
 }
 
@@ -550,6 +560,9 @@ export const CreateCue: MessageFns<CreateCue> = {
     }
     if (message.position !== undefined) {
       Position.encode(message.position, writer.uint32(82).fork()).join();
+    }
+    if (message.id !== undefined) {
+      writer.uint32(90).string(message.id);
     }
     return writer;
   },
@@ -645,6 +658,14 @@ export const CreateCue: MessageFns<CreateCue> = {
             }
 
             message.position = Position.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
