@@ -190,6 +190,26 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect(new Set([first.body.data.id, other.body.data.id, keyless.body.data.id]).size).toBe(3);
   });
 
+  it('an action retried after its claim was released (applied, never answered) applies once: next advances one cue', async () => {
+    const rundown = await post({ title: `Idem next ${randomUUID()}`, cues: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] }, key());
+    const actions = `/rundowns/${rundown.body.data.id}/action`;
+    expect((await v1('POST', `${actions}:start`, { token: owner })).status).toBe(200);
+    const k = key();
+    const first = await v1('POST', `${actions}:next`, { token: owner, headers: { 'idempotency-key': k } });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data.active_cue.title).toBe('B');
+    // The claim released, as a 503 after an applied attempt leaves it.
+    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    const retried = await v1('POST', `${actions}:next`, { token: owner, headers: { 'idempotency-key': k } });
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body.data.active_cue.title).toBe('B');
+    expect(retried.body.data.revision).toBe(first.body.data.revision);
+    // Another key is another press.
+    const other = await v1('POST', `${actions}:next`, { token: owner, headers: { 'idempotency-key': key() } });
+    expect(other.body.data.active_cue.title).toBe('C');
+  });
+
   describe('with a gateway replica whose rundown service is unreachable', () => {
     let broken: ExtraGateway;
     beforeAll(async () => {

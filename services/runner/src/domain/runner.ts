@@ -92,13 +92,18 @@ export class RunnerService<R> {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  act(ctx: CallerContext, rundownId: string, action: Action): Promise<ActResult> {
-    return this.transact(ctx, rundownId, action) as Promise<ActResult>;
+  /**
+   * A caller's action. `requestKey` (the gateway's, from an Idempotency-Key) makes a retry whose
+   * first attempt was applied but never answered (a deadline passed, the gateway's claim released
+   * with the 503) a no-op answering the status now: a retried `next` advances once.
+   */
+  act(ctx: CallerContext, rundownId: string, action: Action, requestKey?: string): Promise<ActResult> {
+    return this.transact(ctx, rundownId, action, requestKey === undefined ? {} : { requestKey }) as Promise<ActResult>;
   }
 
   /** Admin (CONTRACT §9): back to pre-show; the plays of the show stay, under their run. */
   reset(rundownId: string): Promise<ActResult> {
-    return this.transact('runner', rundownId, { kind: 'reset' }) as Promise<ActResult>;
+    return this.transact('runner', rundownId, { kind: 'reset' }, {}) as Promise<ActResult>;
   }
 
   /**
@@ -157,7 +162,7 @@ export class RunnerService<R> {
   async fire(job: JobSpec): Promise<'fired' | 'stale' | 'removed'> {
     const action: Action = job.kind === 'deadline' ? { kind: 'deadline' } : { kind: 'scheduled', cue_id: job.cue_id, start_time: job.start_time };
     try {
-      return (await this.transact('runner', job.rundown_id, action, job.revision, job.due_at)) ? 'fired' : 'stale';
+      return (await this.transact('runner', job.rundown_id, action, { expectRevision: job.revision, notBefore: job.due_at })) ? 'fired' : 'stale';
     } catch (error) {
       if (isAppError(error) && error.code === 'rundowns.not_found') {
         await this.remove(job.rundown_id);
@@ -226,9 +231,15 @@ export class RunnerService<R> {
    * show is still at that revision, and it waits for `notBefore` (the job's due instant; jobs are
    * handed over a little early) after the order was fetched, before it takes the lock. Its
    * transaction is opened (pool checkout, BEGIN) up to OPEN_AHEAD_MS before that instant, so that
-   * only the lock lies between the instant and the transition.
+   * only the lock lies between the instant and the transition. With `requestKey`, an action the show
+   * already applied under that key (one of its last REQUEST_KEYS_KEPT) changes nothing.
    */
-  private async transact(reach: Reach, rundownId: string, action: Action, expectRevision?: number, notBefore?: number): Promise<ActResult | null> {
+  private async transact(
+    reach: Reach,
+    rundownId: string,
+    action: Action,
+    { expectRevision, notBefore, requestKey }: { expectRevision?: number; notBefore?: number; requestKey?: string },
+  ): Promise<ActResult | null> {
     const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
     if (notBefore !== undefined) await this.until(notBefore - OPEN_AHEAD_MS);
@@ -238,6 +249,9 @@ export class RunnerService<R> {
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
       // The clock is read under the lock: the transitions of one show are timed in the order they apply.
       const now = this.clock();
+      if (requestKey !== undefined && row.request_keys.includes(requestKey)) {
+        return { status: status(rundownId, row.state, order, now), side_effects: [], teamId: row.team_id, published: false };
+      }
       const outcome = transition(rundownId, row.state, action, order, now);
       const after = status(rundownId, outcome.state, order, now);
       if (!outcome.changed) {
@@ -252,6 +266,7 @@ export class RunnerService<R> {
         plays: playChange(row.state, outcome),
         run: row.run + (newRun ? 1 : 0),
         newRun,
+        ...(requestKey === undefined ? {} : { requestKey }),
       });
       // The report of the show the reset closes reads the plays that statement just closed.
       if (newRun) await this.archive(tx, rundownId, row, source, order, now);

@@ -125,7 +125,7 @@ export function runnerHandlers(runner: RunnerService<unknown>): ServiceBinding {
   return bindService(
     RunnerServiceService,
     {
-      act: async (req, ctx) => actMessage(await runner.act(ctx, req.rundown_id, action(req))),
+      act: async (req, ctx) => actMessage(await runner.act(ctx, req.rundown_id, action(req), req.request_key)),
       getStatus: async (req, ctx) => statusMessage(await runner.status(ctx, req.rundown_id)),
       getTiming: async (req, ctx) => timingMessage(await runner.timing(ctx, req.rundown_id)),
       getReport: async (req, ctx) => reportMessage(await runner.report(ctx, req.rundown_id, req.report_id || undefined)),

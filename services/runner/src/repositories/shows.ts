@@ -11,7 +11,12 @@ export interface ShowRow {
   team_id: string;
   jobs: JobSpec[];
   run: number;
+  /** The request keys of the last actions applied (newest first, at most REQUEST_KEYS_KEPT). */
+  request_keys: string[];
 }
+
+/** How many applied actions' request keys a show remembers: a retry comes right after its attempt. */
+export const REQUEST_KEYS_KEPT = 16;
 
 interface StoredShow {
   team_id: string;
@@ -26,10 +31,11 @@ interface StoredShow {
   view: Omit<Status, 'server_time'> | null;
   jobs: JobSpec[];
   run: number;
+  request_keys: string[];
 }
 
 const columns = `team_id, phase, revision::float8 AS revision, active_cue_id, active_title, started_at::float8 AS started_at,
-  paused_at::float8 AS paused_at, duration_ms::float8 AS duration_ms, playable_ids, view, jobs, run`;
+  paused_at::float8 AS paused_at, duration_ms::float8 AS duration_ms, playable_ids, view, jobs, run, request_keys`;
 
 function toRow(s: StoredShow): ShowRow {
   return {
@@ -37,6 +43,7 @@ function toRow(s: StoredShow): ShowRow {
     view: s.view,
     jobs: s.jobs,
     run: s.run,
+    request_keys: s.request_keys,
     state: {
       phase: s.phase,
       revision: s.revision,
@@ -58,6 +65,8 @@ export interface ChangeWrites {
   run?: number;
   /** The admin reset: the show's run goes up by one. */
   newRun?: boolean;
+  /** The request key of the caller's action (see `RunnerService.act`), remembered with the change. */
+  requestKey?: string;
 }
 
 /** The show row and the plays of its current show, read in one statement (one snapshot). */
@@ -139,12 +148,14 @@ export class ShowsRepository {
       a?.duration_ms ?? null, state.playable_ids, JSON.stringify(jobs), writes.newRun ? 1 : 0, JSON.stringify(statusView(committed)),
       ended !== null, ended?.at ?? null, ended?.reason ?? null, ended?.final_duration_ms ?? null, ended?.actual_duration_ms ?? null,
       started !== null, writes.run ?? null, started?.cue_id ?? null, started?.title ?? null, started?.planned_duration_ms ?? null, started?.started_at ?? null,
+      writes.requestKey ?? null,
     ];
     const event = writes.event(params.length + 1);
     await tx.query(
       `WITH saved AS (
          UPDATE runner.shows SET phase = $2, revision = $3, active_cue_id = $4, active_title = $5, started_at = $6, paused_at = $7,
-           duration_ms = $8, playable_ids = $9, jobs = $10, run = run + $11, view = $12, updated_at = clock_timestamp()
+           duration_ms = $8, playable_ids = $9, jobs = $10, run = run + $11, view = $12, updated_at = clock_timestamp(),
+           request_keys = CASE WHEN $24::text IS NULL THEN request_keys ELSE (array_prepend($24::text, request_keys))[1:${REQUEST_KEYS_KEPT}] END
          WHERE rundown_id = $1
        ), ended AS (
          UPDATE runner.plays SET ended_at = $14, end_reason = $15, final_duration_ms = $16, actual_duration_ms = $17

@@ -2,6 +2,7 @@ import { type ActResponse, type SideEffect as SideEffectMessage, type Status } f
 import { runnerPhaseNames, type StoredRunnerStatus } from '@rundown/shared';
 import type { Principal } from '../../edge/authenticator.js';
 import type { Clients } from '../../edge/clients.js';
+import { idempotentId } from '../../edge/idempotency.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import type { SideEffect } from '../envelope.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -136,6 +137,17 @@ export async function currentStatus(
   return statusJson(await clients.runner.getStatus({ rundown_id: rundownId }, caller), serverTime);
 }
 
+type ActAction = NonNullable<Parameters<Clients['runner']['act']>[0]['action']>;
+
+/**
+ * The runner's request for an action: with an Idempotency-Key, a `request_key` derived from it (team,
+ * path, key), so that a retry whose first attempt was applied but never answered changes nothing.
+ */
+function actRequest(rundownId: string, verb: string, action: ActAction, principal: Principal, key: string | string[] | undefined) {
+  const requestKey = idempotentId('req', principal.teamId, `/rundowns/${rundownId}/action:${verb}`, key);
+  return { rundown_id: rundownId, action, ...(requestKey ? { request_key: requestKey } : {}) };
+}
+
 /** The show runner's control surface (the token may come as ?token=). Mapping only. */
 export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): RouteDef[] {
   const simple = (verb: Verb) =>
@@ -150,8 +162,8 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       bodyOptional: true,
       errors: ['rundowns.not_found', ...verbErrors[verb]],
       response: statusRecord,
-      handler: async ({ params, caller }) =>
-        actReply(params.id!, await clients.runner.act({ rundown_id: params.id!, action: { $case: verb, value: {} } }, caller)),
+      handler: async ({ params, caller, principal, req }) =>
+        actReply(params.id!, await clients.runner.act(actRequest(params.id!, verb, { $case: verb, value: {} }, principal, req.headers['idempotency-key']), caller)),
     });
   return [
     defineRoute({
@@ -190,8 +202,11 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       body: jumpBody,
       errors: ['rundowns.not_found', 'cues.not_found', 'cues.invalid_cue_type', 'runner.ended_cannot_start'],
       response: statusRecord,
-      handler: async ({ params, body, caller }) =>
-        actReply(params.id!, await clients.runner.act({ rundown_id: params.id!, action: { $case: 'jump', value: { cue_id: body.cue_id } } }, caller)),
+      handler: async ({ params, body, caller, principal, req }) =>
+        actReply(
+          params.id!,
+          await clients.runner.act(actRequest(params.id!, 'jump', { $case: 'jump', value: { cue_id: body.cue_id } }, principal, req.headers['idempotency-key']), caller),
+        ),
     }),
     defineRoute({
       method: 'post',
@@ -203,10 +218,13 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       body: adjustDurationBody,
       errors: ['rundowns.not_found', 'runner.not_running'],
       response: statusRecord,
-      handler: async ({ params, body, caller }) =>
+      handler: async ({ params, body, caller, principal, req }) =>
         actReply(
           params.id!,
-          await clients.runner.act({ rundown_id: params.id!, action: { $case: 'adjust_duration', value: { delta_ms: body.delta_ms } } }, caller),
+          await clients.runner.act(
+            actRequest(params.id!, 'adjust-duration', { $case: 'adjust_duration', value: { delta_ms: body.delta_ms } }, principal, req.headers['idempotency-key']),
+            caller,
+          ),
         ),
     }),
     simple('end'),

@@ -149,6 +149,11 @@ export interface ActRequest {
     | { $case: "adjust_duration"; value: AdjustDuration }
     | { $case: "end"; value: End }
     | undefined;
+  /**
+   * The gateway's key for this request (derived from its Idempotency-Key): an action the show already
+   * applied under it (a retry whose first attempt was applied but never answered) changes nothing.
+   */
+  request_key?: string | undefined;
 }
 
 export interface ActResponse {
@@ -1123,7 +1128,7 @@ export const AdjustDuration: MessageFns<AdjustDuration> = {
 };
 
 function createBaseActRequest(): ActRequest {
-  return { rundown_id: "", action: undefined };
+  return { rundown_id: "", action: undefined, request_key: undefined };
 }
 
 export const ActRequest: MessageFns<ActRequest> = {
@@ -1153,6 +1158,9 @@ export const ActRequest: MessageFns<ActRequest> = {
       case "end":
         End.encode(message.action.value, writer.uint32(66).fork()).join();
         break;
+    }
+    if (message.request_key !== undefined) {
+      writer.uint32(74).string(message.request_key);
     }
     return writer;
   },
@@ -1232,6 +1240,14 @@ export const ActRequest: MessageFns<ActRequest> = {
             }
 
             message.action = { $case: "end", value: End.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.request_key = reader.string();
             continue;
           }
         }
