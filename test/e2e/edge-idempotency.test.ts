@@ -168,6 +168,24 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect(await titles('Idem corrupt')).toHaveLength(1);
   });
 
+  it('a rundown create retried after its claim was released (applied, never answered) finds the rundown it made, cells and all', async () => {
+    const k = key();
+    const title = `Idem applied rundown ${randomUUID()}`;
+    const body = { title, columns: [{ name: 'Script' }], cues: [{ title: 'One', cells: { Script: 'kept' } }] };
+    const first = await post(body, k);
+    expect(first.status, first.text).toBe(201);
+    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    const retried = await post(body, k);
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body.data.id).toBe(first.body.data.id);
+    expect(await titles(title)).toHaveLength(1);
+    // The first attempt's cue and cell are intact: the retry made nothing and removed nothing.
+    const cues = await v1('GET', `/rundowns/${first.body.data.id}/cues`, { token: owner, query: { include: 'cells' } });
+    expect(cues.body.data.items.map((c: { title: string }) => c.title)).toEqual(['One']);
+    expect(cues.body.included.cells.map((c: { content: string }) => c.content)).toEqual(['kept']);
+  });
+
   it('a cue create retried after its claim was released (applied, never answered) finds the cue it made', async () => {
     const rundown = await post({ title: `Idem applied ${randomUUID()}` }, key());
     const cuesPath = `/rundowns/${rundown.body.data.id}/cues`;

@@ -39,6 +39,8 @@ export interface CreateRundownInput {
   settings: SettingsPatch | undefined;
   columns: { name: string }[];
   cues: NewCueInput[];
+  /** The id to give the rundown (derived from an Idempotency-Key by the gateway); absent: a fresh one. */
+  id?: string;
 }
 
 /** Cell content given with a new cue, addressed by column name. */
@@ -95,7 +97,7 @@ export class RundownsService {
     if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
     checkFields(input);
     const maxRundowns = await this.plan.maxRundowns(scope.teamId, ctx.requestId);
-    const id = newId('rd');
+    const id = input.id ?? newId('rd');
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
     if (columns.length > limits.columnsPerRundown) {
       throw new AppError('columns.too_many', {
@@ -107,14 +109,18 @@ export class RundownsService {
     // until it does they are unreachable (no such rundown), so a client sees the rundown whole or not
     // at all. Cells left by a create that did not commit are removed now when possible, and in any
     // case by the cells service's orphan collector (services/cells/README.md).
-    let created: WriteResult<RundownRecord>;
+    // Whether this attempt stored cells: only then are the rundown's cells its own to remove. (With a
+    // given id, the rundown may exist already, made by an earlier attempt: its cells are not ours.)
+    const wrote = { cells: false };
+    let created: WriteResult<RundownRecord> | { existing: RundownRecord };
     try {
-      created = await this.createRows(ctx, scope, id, input, columns, draft, cells, maxRundowns);
+      created = await this.createRows(ctx, scope, id, input, columns, draft, cells, maxRundowns, wrote);
     } catch (error) {
-      if (cells.length) await this.cells.deleteRundownCells(id).catch(() => undefined);
+      if (wrote.cells) await this.cells.deleteRundownCells(id).catch(() => undefined);
       throw error;
     }
-    if (cells.length) await this.cells.confirmNewRundown(id).catch(() => undefined);
+    if ('existing' in created) return only(created.existing);
+    if (wrote.cells) await this.cells.confirmNewRundown(id).catch(() => undefined);
     return created;
   }
 
@@ -127,9 +133,16 @@ export class RundownsService {
     draft: CueDraft,
     cells: CellWrite[],
     maxRundowns: number,
-  ): Promise<WriteResult<RundownRecord>> {
+    wrote: { cells: boolean },
+  ): Promise<WriteResult<RundownRecord> | { existing: RundownRecord }> {
     return this.transactions.run(async (tx) => {
       await this.repo.lockTeam(tx, scope.teamId);
+      // A given id that names a rundown of the team already: an earlier attempt of this request made
+      // it (the gateway derives the id from the Idempotency-Key). Nothing is made; that rundown answers.
+      if (input.id !== undefined) {
+        const existing = await this.repo.find(tx, scope.teamId, id, false);
+        if (existing) return { existing: toRecord(existing) };
+      }
       const live = await this.repo.countLive(tx, scope.teamId);
       if (live + 1 > maxRundowns) {
         throw new AppError('plan.limit_exceeded', {
@@ -151,6 +164,7 @@ export class RundownsService {
       });
       await this.columns.insert(tx, columns);
       await this.cues.insert(tx, id, draft.pending().created);
+      if (cells.length) wrote.cells = true;
       await this.cells.writeForNewRundown(ctx, id, cells);
       const created = await this.get(ctx, id, tx);
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'created', id, record: created }]);

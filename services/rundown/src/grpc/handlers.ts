@@ -65,6 +65,7 @@ export function rundownHandlers(rundowns: RundownsService, cues: CuesService): S
           settings: settingsPatch(req.settings),
           columns: req.columns,
           cues: req.cues.map(newCue),
+          ...(req.id !== undefined ? { id: req.id } : {}),
         }),
       ),
     getRundown: async (req, ctx) => rundownMessage(await rundowns.get(ctx, req.rundown_id)),

@@ -120,6 +120,12 @@ export interface CreateRundownRequest {
   columns: ColumnInput[];
   /** Cues in display order (groups with their children), created in the same transaction. */
   cues: NewCue[];
+  /**
+   * The id the new rundown takes, absent: a fresh one. The gateway derives it from the request's
+   * Idempotency-Key: a create whose id already names a rundown of the team makes nothing and
+   * answers that rundown (a retry whose first attempt was applied but never answered).
+   */
+  id?: string | undefined;
 }
 
 export interface GetRundownRequest {
@@ -751,6 +757,7 @@ function createBaseCreateRundownRequest(): CreateRundownRequest {
     settings: undefined,
     columns: [],
     cues: [],
+    id: undefined,
   };
 }
 
@@ -776,6 +783,9 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
     }
     for (const v of message.cues) {
       NewCue.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.id !== undefined) {
+      writer.uint32(66).string(message.id);
     }
     return writer;
   },
@@ -847,6 +857,14 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
             }
 
             message.cues.push(NewCue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
