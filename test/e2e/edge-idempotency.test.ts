@@ -208,6 +208,22 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect(new Set([first.body.data.id, other.body.data.id, keyless.body.data.id]).size).toBe(3);
   });
 
+  it('a cues:bulk retried after its claim was released (applied, never answered) makes its cues once', async () => {
+    const rundown = await post({ title: `Idem applied bulk ${randomUUID()}`, cues: [{ title: 'Kept' }] }, key());
+    const cuesPath = `/rundowns/${rundown.body.data.id}/cues`;
+    const kept = (await v1('GET', cuesPath, { token: owner })).body.data.items[0];
+    const k = key();
+    const body = { items: [{ title: 'New 1' }, { id: kept.id, title: 'Kept, renamed' }, { title: 'New 2' }] };
+    const first = await v1('POST', `${cuesPath}:bulk`, { token: owner, body, headers: { 'idempotency-key': k } });
+    expect(first.status, first.text).toBe(200);
+    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    const retried = await v1('POST', `${cuesPath}:bulk`, { token: owner, body, headers: { 'idempotency-key': k } });
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.data.items.map((c: { id: string }) => c.id)).toEqual(first.body.data.items.map((c: { id: string }) => c.id));
+    const titlesNow = (await v1('GET', cuesPath, { token: owner })).body.data.items.map((c: { title: string }) => c.title);
+    expect(titlesNow).toEqual(['Kept, renamed', 'New 1', 'New 2']);
+  });
+
   it('an action retried after its claim was released (applied, never answered) applies once: next advances one cue', async () => {
     const rundown = await post({ title: `Idem next ${randomUUID()}`, cues: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] }, key());
     const actions = `/rundowns/${rundown.body.data.id}/action`;

@@ -82,7 +82,13 @@ export class CueDraft {
     this.originalPlayableMs = this.playableMs();
   }
 
+  /**
+   * A new cue. With an id the rundown already has, this is the same request again (the gateway
+   * derives the id from the Idempotency-Key: an attempt applied but never answered, then retried):
+   * nothing is made, and that cue's id is answered.
+   */
   create(input: CreateCueInput, path: (string | number)[] = []): string {
+    if (input.id !== undefined && this.cues.has(input.id)) return input.id;
     const id = input.id ?? newId('cue');
     const now = new Date().toISOString();
     const row: CueRow = {
@@ -186,11 +192,6 @@ export class CueDraft {
   /** Takes rows back as stored (database timestamps). */
   adopt(rows: CueRow[]): void {
     for (const row of rows) this.cues.set(row.id, row);
-  }
-
-  /** Whether the rundown has this cue (as the draft holds it now). */
-  has(id: string): boolean {
-    return this.cues.has(id);
   }
 
   record(id: string): CueRecord {

@@ -50,18 +50,9 @@ export class CuesService {
     return cue;
   }
 
-  /**
-   * A create with an id that already names a cue of the rundown is a retry whose first attempt was
-   * applied but never answered (the gateway derives the id from the Idempotency-Key): it makes
-   * nothing, emits nothing, and answers that cue.
-   */
+  /** With an id the rundown already has, a retry of a create that was applied: see `CueDraft.create`. */
   create(ctx: CallerContext, rundownId: string, input: CreateCueInput): Promise<WriteResult<CueRecord>> {
-    return this.write(
-      ctx,
-      rundownId,
-      (draft) => (input.id !== undefined && draft.has(input.id) ? input.id : draft.create(input)),
-      (draft, id) => draft.record(id),
-    );
+    return this.write(ctx, rundownId, (draft) => draft.create(input), (draft, id) => draft.record(id));
   }
 
   update(ctx: CallerContext, rundownId: string, input: PatchCueInput): Promise<WriteResult<CueRecord>> {

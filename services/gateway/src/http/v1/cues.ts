@@ -68,9 +68,10 @@ export function newCueMessage(cue: NewCueBody): NewCue {
   };
 }
 
-function bulkItemMessage({ id, ...fields }: BulkItemBody) {
+/** A bulk item; a create takes `newId`, when given (see `idempotentId`). */
+function bulkItemMessage({ id, ...fields }: BulkItemBody, newId: string | undefined) {
   return id === undefined
-    ? { op: { $case: 'create' as const, value: createCueMessage(fields) } }
+    ? { op: { $case: 'create' as const, value: { ...createCueMessage(fields), ...(newId ? { id: newId } : {}) } } }
     : { op: { $case: 'patch' as const, value: patchCueMessage(id, fields) } };
 }
 
@@ -187,9 +188,12 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       bodyError: 'cues.invalid_payload',
       errors: [...writeErrors, ...positionErrors, ...typeErrors, 'bulk.too_many_items', 'cues.too_many'],
       response: cueItems,
-      handler: async ({ params, body, caller }) => {
+      handler: async ({ params, body, caller, principal, req }) => {
+        const key = req.headers['idempotency-key'];
+        // Each create of the batch its own id from the key and its place in the batch.
+        const newId = (index: number) => (typeof key === 'string' ? idempotentId('cue', principal.teamId, `/rundowns/${params.id}/cues:bulk#${index}`, key) : undefined);
         const { items, side_effects } = await clients.cues.bulkCues(
-          { rundown_id: params.id!, items: body.items.map(bulkItemMessage) },
+          { rundown_id: params.id!, items: body.items.map((item, index) => bulkItemMessage(item, newId(index))) },
           caller,
         );
         return { data: { items: items.map(cueJson) }, sideEffects: sideEffectsJson(side_effects) };
