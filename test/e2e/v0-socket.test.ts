@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRundown, createTeam, v1, type TestTeam } from '../support/client.js';
 import { connected, connectError, SNAPSHOT, v0Socket, type Transport, type V0Client } from '../support/sockets.js';
+import { startRealtime } from '../support/realtime.js';
 import { issueV0Token, v0 } from '../support/v0.js';
 
 // The v0 push channel (specification, Events; CONTRACT §8) over real Socket.IO through the public
@@ -268,4 +269,29 @@ describe('the v0 budget', () => {
     expect(refused.body).toMatchObject({ ok: false, code: 'rate_limit.exceeded' });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+});
+
+describe('the serverTime tick', () => {
+  it('is sent to every socket of a replica on its interval (SERVER_TIME_INTERVAL_MS), after the one at connect', async () => {
+    // A replica of its own with a short interval: the system's tick is kept out of the other tests' way.
+    const replica = await startRealtime('rt-tick', { SERVER_TIME_INTERVAL_MS: '300' });
+    try {
+      const { rundown } = await newShow();
+      const c = v0Socket(rundown.id, token, { url: replica.url, transports: ['websocket'] });
+      open.push(c);
+      await connected(c);
+      await c.until((r) => r.filter((e) => e.event === 'serverTime').length >= 4, 10_000);
+      const ticks = c.received.filter((e) => e.event === 'serverTime');
+      const times = ticks.map((e) => Date.parse(e.payload as string));
+      for (const [i, t] of times.entries()) {
+        expect(Math.abs(t - ticks[i]!.at)).toBeLessThan(2_000);
+        if (i > 0) expect(t).toBeGreaterThan(times[i - 1]!);
+      }
+      // The ticks after the connect's come about an interval apart (timers may run late, never early).
+      const gaps = times.slice(2).map((t, i) => t - times[i + 1]!);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(250);
+    } finally {
+      await replica.stop();
+    }
+  }, 90_000);
 });

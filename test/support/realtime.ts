@@ -23,8 +23,11 @@ export async function v0Secret(): Promise<string> {
   return secret;
 }
 
-/** Another realtime replica joining the system (same Redis, rundown and runner services). */
-export async function startRealtime(nodeId: string): Promise<ExtraRealtime> {
+/**
+ * Another realtime replica joining the system (same Redis, rundown and runner services). Its
+ * serverTime tick is as rare as the system's (e2e-setup.ts) unless `env` says otherwise.
+ */
+export async function startRealtime(nodeId: string, env: Record<string, string> = {}): Promise<ExtraRealtime> {
   const s = system();
   const [http, grpc] = await Promise.all([freePort(), freePort()]);
   const output: string[] = [];
@@ -42,6 +45,8 @@ export async function startRealtime(nodeId: string): Promise<ExtraRealtime> {
       HTTP_PORT: String(http),
       GRPC_PORT: String(grpc),
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+      SERVER_TIME_INTERVAL_MS: '600000',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
