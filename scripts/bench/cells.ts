@@ -7,9 +7,9 @@
 // Starts the whole system through the launcher (private database, free ports; compiled services
 // where the launcher offers it, telemetry exported to a local OTLP sink as deployed) unless given
 // a running one: --url <base_url> --admin-url <admin_url> --admin-secret <secret>.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { fromHtml } from '../../services/cells/src/domain/content.js';
@@ -17,7 +17,7 @@ import { pidListeningOn } from '../../test/support/processes.js';
 import { createDatabase, isolatedRedis, startInfra } from '../../test/support/infra.js';
 import { freePorts, startSystem } from '../launcher/child.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
-import { formatSummary, monotonicMs, summarize } from './stats.js';
+import { formatSummary, profileWindow, summarize } from './stats.js';
 import { cpuMs, startTraceSink } from './support.js';
 
 const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--big-cues 1000] [--skip-pages] [--parts bulk,pages,single] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
@@ -210,11 +210,9 @@ async function run(target: Target): Promise<void> {
   };
   if (parts.has('bulk')) {
     await bulkRounds(0, warmup);
-    const window = { from: monotonicMs() * 1000, to: 0 };
+    const windowEnds = profileWindow(values.profile, 'bulk-window.json');
     const cpu = await cpuPerRequest(pids, iterations, () => bulkRounds(warmup, warmup + iterations));
-    window.to = monotonicMs() * 1000;
-    // The measured rounds' span, for `profile-summary.ts --window` (the profiles also hold startup and setup).
-    if (values.profile) writeFileSync(resolve(values.profile, 'bulk-window.json'), JSON.stringify(window));
+    windowEnds();
     print(formatSummary('cells:bulk, 500 rich-text writes', summarize(bulk)));
     if (measured) print(`${'  CPU ms per request'.padEnd(34)} ${cpu}`);
     print(formatSummary('  CPU ms to sanitize the 500 here', summarize(sanitizing)));

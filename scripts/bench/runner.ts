@@ -21,12 +21,10 @@
 //              timers' time window goes to <dir>/timers-window.json (profile-summary.ts --window <it>)
 //
 // Traffic goes to loopback only; every loop is bounded by time or count.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { monotonicMs, percentile, summarize } from './stats.js';
+import { percentile, profileWindow, summarize } from './stats.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
 import { pidListeningOn } from '../../test/support/processes.js';
 import { cpuMs, must, servicePids, startBareExpress, startBenchSystem } from './support.js';
@@ -201,7 +199,7 @@ try {
     }
     heard.length = 0;
     const startedAt = new Map<string, number>();
-    const window = { from: monotonicMs() * 1000, to: 0 };
+    const windowEnds = profileWindow(values.profile, 'timers-window.json');
     const { cpu } = await cpuDuring(watched, async () => {
       const starting = Date.now();
       await Promise.all(
@@ -218,11 +216,7 @@ try {
       while (Date.now() < settle) await sleep(200);
     });
     await listener.quit();
-    window.to = monotonicMs() * 1000;
-    if (values.profile) {
-      mkdirSync(values.profile, { recursive: true });
-      writeFileSync(resolve(values.profile, 'timers-window.json'), JSON.stringify(window));
-    }
+    windowEnds();
 
     const fireLate: number[] = [];
     const heardLate: number[] = [];

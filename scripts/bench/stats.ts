@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 /** Percentiles over a sample of durations (ms), nearest-rank. */
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return Number.NaN;
@@ -36,3 +38,17 @@ export async function timeSequential(n: number, fn: () => Promise<void>): Promis
 
 /** Milliseconds on CLOCK_MONOTONIC (process.hrtime): comparable between processes of one machine, unlike performance.now(). */
 export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/**
+ * The span of a bench's measured part, from now until the returned function is called, which writes
+ * it as `<dir>/<name>` when the bench profiles (`dir` given): `profile-summary.ts --window <it>` then
+ * counts that span only, where the profiles also hold start-up and setup.
+ */
+export function profileWindow(dir: string | undefined, name: string): () => void {
+  const from = monotonicMs() * 1000;
+  return () => {
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(resolve(dir, name), JSON.stringify({ from, to: monotonicMs() * 1000 }));
+  };
+}
