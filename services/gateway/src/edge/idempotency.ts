@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
- * The id a create takes when its request carries an Idempotency-Key: the same team, scope (the
- * collection's path) and key always name the same resource, so a retry whose first attempt was
+ * The id a create takes when its request carries an Idempotency-Key (routes get it as
+ * `HandlerInput.keyedId`): the same team, scope (the request's path) and key always name the same resource, so a retry whose first attempt was
  * applied but never answered (the service stopped after its commit, a deadline passed: the claim
  * was released with the 503) finds what that attempt made instead of making it twice.
  * `undefined` without a key: the service draws a fresh id.

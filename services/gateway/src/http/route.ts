@@ -18,6 +18,12 @@ export interface HandlerInput<B, Q> {
   query: Q;
   principal: Principal;
   caller: CallerContext;
+  /**
+   * The id a create makes, fixed by the request's Idempotency-Key (team, this path and `part`, e.g. a
+   * batch item's place), so that a retry of an attempt applied but never answered finds it; `undefined`
+   * without a key: the service draws a fresh one. See `idempotentId`.
+   */
+  keyedId: (prefix: string, part?: string) => string | undefined;
   req: Request;
   res: Response;
 }

@@ -3,7 +3,6 @@ import { cueTypeNames } from '@rundown/shared';
 import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
-import { idempotentId } from '../../edge/idempotency.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { cellJson } from './cells.js';
 import { cueJson, sideEffectsJson } from './records.js';
@@ -68,7 +67,7 @@ export function newCueMessage(cue: NewCueBody): NewCue {
   };
 }
 
-/** A bulk item; a create takes `newId`, when given (see `idempotentId`). */
+/** A bulk item; a create takes `newId`, when given (see `HandlerInput.keyedId`). */
 function bulkItemMessage({ id, ...fields }: BulkItemBody, newId: string | undefined) {
   return id === undefined
     ? { op: { $case: 'create' as const, value: { ...createCueMessage(fields), ...(newId ? { id: newId } : {}) } } }
@@ -119,8 +118,8 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       successStatus: 201,
       errors: ['rundowns.not_found', 'cues.too_many', ...positionErrors],
       response: cueRecord,
-      handler: async ({ params, body, caller, principal, req }) => {
-        const id = idempotentId('cue', principal.teamId, `/rundowns/${params.id}/cues`, req.headers['idempotency-key']);
+      handler: async ({ params, body, caller, keyedId }) => {
+        const id = keyedId('cue');
         const cue = { ...createCueMessage(body), ...(id ? { id } : {}) };
         const { cue: created, side_effects } = await clients.cues.createCue({ rundown_id: params.id!, cue }, caller);
         return {
@@ -188,10 +187,9 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       bodyError: 'cues.invalid_payload',
       errors: [...writeErrors, ...positionErrors, ...typeErrors, 'bulk.too_many_items', 'cues.too_many'],
       response: cueItems,
-      handler: async ({ params, body, caller, principal, req }) => {
-        const key = req.headers['idempotency-key'];
+      handler: async ({ params, body, caller, keyedId }) => {
         // Each create of the batch its own id from the key and its place in the batch.
-        const newId = (index: number) => (typeof key === 'string' ? idempotentId('cue', principal.teamId, `/rundowns/${params.id}/cues:bulk#${index}`, key) : undefined);
+        const newId = (index: number) => keyedId('cue', `#${index}`);
         const { items, side_effects } = await clients.cues.bulkCues(
           { rundown_id: params.id!, items: body.items.map((item, index) => bulkItemMessage(item, newId(index))) },
           caller,

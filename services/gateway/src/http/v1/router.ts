@@ -1,6 +1,7 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, roleAtLeast } from '@rundown/shared';
 import { callerOf, type Principal } from '../../edge/authenticator.js';
+import { idempotentId } from '../../edge/idempotency.js';
 import { sendData } from '../envelope.js';
 import { expressPath, parseOrThrow, type RouteDef } from '../route.js';
 
@@ -88,6 +89,7 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, hook
         body,
         query,
         principal,
+        keyedId: (prefix, part = '') => idempotentId(prefix, principal.teamId, `${req.baseUrl}${req.path}${part}`, req.headers['idempotency-key']),
         caller: route.auth === 'none' ? { requestId: res.locals.requestId as string } : callerOf(principal, res.locals.requestId as string),
         req,
         res,

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
 import { TodDisplayFormat, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
-import { idempotentId } from '../../edge/idempotency.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { cellJson } from './cells.js';
@@ -66,8 +65,8 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       successStatus: 201,
       errors: ['plan.limit_exceeded', 'columns.too_many', 'cues.too_many'],
       response: rundownRecord,
-      handler: async ({ body, caller, principal, req }) => {
-        const id = idempotentId('rd', principal.teamId, '/rundowns', req.headers['idempotency-key']);
+      handler: async ({ body, caller, keyedId }) => {
+        const id = keyedId('rd');
         const { rundown: created, side_effects } = await clients.rundown.createRundown(
           {
             title: body.title,

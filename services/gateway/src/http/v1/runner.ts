@@ -2,7 +2,6 @@ import { type ActResponse, type SideEffect as SideEffectMessage, type Status } f
 import { runnerPhaseNames, type StoredRunnerStatus } from '@rundown/shared';
 import type { Principal } from '../../edge/authenticator.js';
 import type { Clients } from '../../edge/clients.js';
-import { idempotentId } from '../../edge/idempotency.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import type { SideEffect } from '../envelope.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -140,11 +139,10 @@ export async function currentStatus(
 type ActAction = NonNullable<Parameters<Clients['runner']['act']>[0]['action']>;
 
 /**
- * The runner's request for an action: with an Idempotency-Key, a `request_key` derived from it (team,
- * path, key), so that a retry whose first attempt was applied but never answered changes nothing.
+ * The runner's request for an action: with an Idempotency-Key, a `request_key` derived from it
+ * (`keyedId`), so that a retry whose first attempt was applied but never answered changes nothing.
  */
-function actRequest(rundownId: string, verb: string, action: ActAction, principal: Principal, key: string | string[] | undefined) {
-  const requestKey = idempotentId('req', principal.teamId, `/rundowns/${rundownId}/action:${verb}`, key);
+function actRequest(rundownId: string, action: ActAction, requestKey: string | undefined) {
   return { rundown_id: rundownId, action, ...(requestKey ? { request_key: requestKey } : {}) };
 }
 
@@ -162,8 +160,8 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       bodyOptional: true,
       errors: ['rundowns.not_found', ...verbErrors[verb]],
       response: statusRecord,
-      handler: async ({ params, caller, principal, req }) =>
-        actReply(params.id!, await clients.runner.act(actRequest(params.id!, verb, { $case: verb, value: {} }, principal, req.headers['idempotency-key']), caller)),
+      handler: async ({ params, caller, keyedId }) =>
+        actReply(params.id!, await clients.runner.act(actRequest(params.id!, { $case: verb, value: {} }, keyedId('req')), caller)),
     });
   return [
     defineRoute({
@@ -202,11 +200,8 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       body: jumpBody,
       errors: ['rundowns.not_found', 'cues.not_found', 'cues.invalid_cue_type', 'runner.ended_cannot_start'],
       response: statusRecord,
-      handler: async ({ params, body, caller, principal, req }) =>
-        actReply(
-          params.id!,
-          await clients.runner.act(actRequest(params.id!, 'jump', { $case: 'jump', value: { cue_id: body.cue_id } }, principal, req.headers['idempotency-key']), caller),
-        ),
+      handler: async ({ params, body, caller, keyedId }) =>
+        actReply(params.id!, await clients.runner.act(actRequest(params.id!, { $case: 'jump', value: { cue_id: body.cue_id } }, keyedId('req')), caller)),
     }),
     defineRoute({
       method: 'post',
@@ -218,13 +213,10 @@ export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): Rout
       body: adjustDurationBody,
       errors: ['rundowns.not_found', 'runner.not_running'],
       response: statusRecord,
-      handler: async ({ params, body, caller, principal, req }) =>
+      handler: async ({ params, body, caller, keyedId }) =>
         actReply(
           params.id!,
-          await clients.runner.act(
-            actRequest(params.id!, 'adjust-duration', { $case: 'adjust_duration', value: { delta_ms: body.delta_ms } }, principal, req.headers['idempotency-key']),
-            caller,
-          ),
+          await clients.runner.act(actRequest(params.id!, { $case: 'adjust_duration', value: { delta_ms: body.delta_ms } }, keyedId('req')), caller),
         ),
     }),
     simple('end'),
