@@ -69,7 +69,9 @@ describe('v1 authentication: the seven auth.* codes', () => {
   });
 
   it('auth.token_expired: a token past its expiry (short TTL)', async () => {
-    const short = await mint(team.id, { role: 'VIEW', ttl_seconds: 1 });
+    // 3 s, not 1: `exp` is whole seconds, so a 1 s token could expire within milliseconds of its
+    // mint, before the check that it works (a loaded CI machine met that).
+    const short = await mint(team.id, { role: 'VIEW', ttl_seconds: 3 });
     expect((await v1('GET', '/auth', { token: short.token })).status).toBe(200);
     await new Promise((r) => setTimeout(r, Math.max(0, short.expires_at - Date.now()) + 1_100));
     expectProblem(await v1('GET', '/auth', { token: short.token }), 401, 'auth.token_expired');

@@ -65,5 +65,5 @@ describe('the one command (npm start)', () => {
     } finally {
       await second.stop();
     }
-  }, 120_000);
+  }, 300_000); // two cold starts of six services: about 15 s each on an idle 2-core machine, minutes under load
 });
