@@ -32,7 +32,8 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
-    // Writes never wait on Redis: events wait in the outbox until the relay reaches it again.
+    // Writes never wait on Redis for their events (they wait in the outbox until the relay reaches
+    // it again); a layout change waits at most 1 s for its layout version (below).
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
     const relay = await rundownOutbox.startRelay({
       db,
