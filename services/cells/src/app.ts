@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { createDataSource, createLogger, CursorCodec, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, CursorCodec, migrateAndExit, readLayoutVersion, runService, startGrpcServer } from '@rundown/shared';
+import { CachedCoordinates } from './clients/layout-cache.js';
 import { RundownCoordinates } from './clients/rundown.js';
 import { cellsConfig } from './config.js';
 import { CellsService } from './domain/cells.js';
@@ -29,7 +30,18 @@ export async function main(argv: string[]): Promise<void> {
     });
     // Questions to the rundown service carry this service's own signed identity (and the caller's context).
     const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'cells' });
-    const rundowns = new RundownCoordinates(config.RUNDOWN_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
+    const rundownService = new RundownCoordinates(config.RUNDOWN_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
+    // Layout versions on a connection of their own that never queues or waits: a read whose version
+    // does not come at once asks the rundown service instead (as without a cache).
+    const versions = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250 });
+    versions.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error (layout versions)'));
+    const rundowns =
+      config.LAYOUT_CACHE_MAX_AGE_MS > 0
+        ? new CachedCoordinates(rundownService, (id) => readLayoutVersion(versions, id), {
+            maxAgeMs: config.LAYOUT_CACHE_MAX_AGE_MS,
+            maxFacts: config.LAYOUT_CACHE_MAX_FACTS,
+          })
+        : rundownService;
     // One worker only adds the hand-off to the work: parallel from two threads up.
     const html = config.SANITIZE_THREADS >= 2 ? new PooledHtmlContents(config.SANITIZE_THREADS) : inThreadContents;
     const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET), new OutboxCellEventLog(), html);
@@ -52,7 +64,8 @@ export async function main(argv: string[]): Promise<void> {
       clearInterval(sweep);
       await grpc.shutdown();
       await html.close();
-      rundowns.close();
+      rundownService.close();
+      versions.disconnect();
       await relay.stop();
       redis.disconnect();
       await db.destroy();

@@ -18,6 +18,13 @@ export function cellsConfig(source: NodeJS.ProcessEnv = process.env) {
       LOG_LEVEL: env.logLevel(),
       DB_POOL_SIZE: env.int(10, 1),
       GRPC_DEADLINE_MS: env.int(5_000, 100),
+      /**
+       * The layout cache of reads (README, "Layout cache"): an entry's lifetime, which bounds what a
+       * failed layout version write can leave stale (0: no cache, every read asks the rundown
+       * service), and the cues plus columns held over all rundowns.
+       */
+      LAYOUT_CACHE_MAX_AGE_MS: env.int(5_000, 0),
+      LAYOUT_CACHE_MAX_FACTS: env.int(200_000, 1),
       /** Cells staged for a rundown create are collected when the rundown does not exist this long after. */
       ORPHAN_GRACE_SECONDS: env.int(60, 1),
       ORPHAN_SWEEP_SECONDS: env.int(15, 1),

@@ -3,6 +3,7 @@ import { createClient, createDataSource, createLogger, migrateAndExit, runServic
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { planFactsFromAuth } from './clients/auth.js';
 import { rundownConfig } from './config.js';
+import { RedisLayoutVersions } from './events/layout-versions.js';
 import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
 import { rundownAdminHandlers } from './grpc/admin.js';
 import { columnHandlers } from './grpc/columns.js';
@@ -31,7 +32,8 @@ export async function main(argv: string[]): Promise<void> {
       poolSize: config.DB_POOL_SIZE,
     });
     await db.initialize();
-    // Writes never wait on Redis: events wait in the outbox until the relay reaches it again.
+    // Writes never wait on Redis for their events (they wait in the outbox until the relay reaches
+    // it again); a layout change waits at most 1 s for its layout version (below).
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
     const relay = await rundownOutbox.startRelay({
       db,
@@ -45,7 +47,10 @@ export async function main(argv: string[]): Promise<void> {
     const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'rundown' });
     const auth = createClient(AuthServiceService, config.AUTH_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
     const cells = new GrpcCellsPort(config.CELLS_ADDR, { signer, deadlineMs: config.CELLS_DEADLINE_MS });
-    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog(), plan: planFactsFromAuth(auth), cells });
+    // A layout change's answer waits for the new layout version at most this long (then it is
+    // logged and answered: the cells cache's max age bounds what it may keep; services/cells/README.md).
+    const layout = new RedisLayoutVersions(redis, logger, 1_000);
+    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog(), plan: planFactsFromAuth(auth), cells, layout });
     const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
     const grpc = await startGrpcServer({
       ...trust,

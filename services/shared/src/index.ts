@@ -1,6 +1,7 @@
 export * from './config.js';
 export * from './logger.js';
 export * from './limits.js';
+export * from './layout-version.js';
 export * from './roles.js';
 export * from './ids.js';
 export * from './tokens.js';

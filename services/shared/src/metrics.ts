@@ -7,7 +7,7 @@
  * Instruments are made on first use: the global meter provider is set by telemetry.ts before an
  * entry point loads this, and without one the API's no-op instruments cost next to nothing.
  */
-import { metrics, type Attributes, type Histogram, type Meter, type ObservableResult } from '@opentelemetry/api';
+import { metrics, type Attributes, type Counter, type Histogram, type Meter, type ObservableResult } from '@opentelemetry/api';
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -65,4 +65,9 @@ export function histogram(name: string, options: { description: string; unit: st
     unit: options.unit,
     advice: { explicitBucketBoundaries: options.boundaries ?? SECONDS },
   });
+}
+
+/** A counter of the caller's own (e.g. cache lookups by result). */
+export function counter(name: string, options: { description: string }): Counter {
+  return meterOf().createCounter(name, options);
 }

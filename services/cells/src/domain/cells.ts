@@ -44,7 +44,8 @@ export function toRecord(row: CellRow): CellRecord {
 
 /**
  * Cell rules over storage. What a coordinate is (cue type, lock, column type and visibility)
- * belongs to the rundown context and is asked of it for every read and write; a cell is visible
+ * belongs to the rundown context and is asked of it for every write, and for reads through the
+ * layout cache (as current as asking, once a change has been answered: README); a cell is visible
  * only where its cue is a `cue` and its column is public, so cells of a converted cue stay stored
  * but read as empty, and cells whose cue, column or rundown is gone are never visible, whether
  * or not their removal has happened yet.
@@ -139,9 +140,12 @@ export class CellsService {
     checkBulkSize(items.length, 'cells');
     checkContent(items);
     checkDuplicates(items);
+    // Asked of the rundown context itself (`fresh`), never of a cache: the lock and type checks of
+    // a write see the cues as they are now (services/cells/README.md, "Layout cache").
     const described = this.rundowns.describe(ctx, rundownId, {
       cueIds: [...new Set(items.map((i) => i.cue_id))],
       columnIds: [...new Set(items.map((i) => i.column_id))],
+      fresh: true,
     });
     // Sanitized while the rundown context answers; used only once its answer has passed every
     // check (sanitizing throws nothing a caller would see, so the errors are as if it came after).

@@ -11,6 +11,8 @@ export interface LayoutQuery {
   columnIds?: string[];
   allCues?: boolean;
   allColumns?: boolean;
+  /** Ask the rundown context itself, never a cache of it (the checks of a write). */
+  fresh?: boolean;
 }
 
 /**

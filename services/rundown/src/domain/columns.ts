@@ -3,6 +3,7 @@ import type { ColumnsRepository } from '../repositories/columns.js';
 import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
 import type { Emit, Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
+import type { LayoutVersions } from './layout-versions.js';
 import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
 
@@ -35,6 +36,7 @@ export class ColumnsService {
     private readonly access: RundownAccess,
     private readonly repo: ColumnsRepository,
     private readonly cells: CellsPort,
+    private readonly layoutVersions: LayoutVersions,
   ) {}
 
   async list(reach: Reach, rundownId: string): Promise<ColumnRow[]> {
@@ -89,6 +91,8 @@ export class ColumnsService {
       await this.saveOrder(tx, rundown, layout, order, emit);
       return publicOrder({ ...layout, order });
     });
+    // Committed; before the answer (and before the cascade), so cell reads stop seeing the column.
+    await this.layoutVersions.changed(rundownId);
     // Outside the rundown lock, so a slow cells service never stalls other writes; the column is
     // gone for good, so its cells are unreachable whatever happens here.
     const cell_count = await this.cells.deleteColumnCells(rundownId, columnId);
@@ -112,13 +116,13 @@ export class ColumnsService {
     });
   }
 
-  private insert(
+  private async insert(
     reach: Reach,
     rundownId: string,
     input: { name: string; type: ColumnType; private: boolean },
     position: ColumnPosition,
   ): Promise<ColumnWrite> {
-    return this.access.write(reach, rundownId, async (tx, rundown, emit) => {
+    const written = await this.access.write(reach, rundownId, async (tx, rundown, emit) => {
       const layout = await this.layout(tx, rundown);
       if (layout.order.length + 1 > limits.columnsPerRundown) {
         throw new AppError('columns.too_many', {
@@ -136,6 +140,9 @@ export class ColumnsService {
       await this.saveOrder(tx, rundown, after, order, input.private ? undefined : emit, true);
       return { result: column!, side_effects: orderEffect(rundownId, !input.private, after) };
     });
+    // A public column is a new coordinate for cells; a private one is not among the facts at all.
+    if (!input.private) await this.layoutVersions.changed(rundownId);
+    return written;
   }
 
   private async layout(db: Db, rundown: RundownRow): Promise<Layout> {

@@ -68,6 +68,8 @@ export class CueDraft {
   private readonly originalPlacement: Map<string, string>;
   private reordered = false;
   private readonly originalPlayableMs: number;
+  /** Each cue's layout facts as read (type and lock: what the cells service caches), to tell a change. */
+  private readonly originalFacts = new Map<string, string>();
 
   constructor(
     readonly rundownId: string,
@@ -75,7 +77,10 @@ export class CueDraft {
     rows: CueRow[],
   ) {
     this.tree = CueTree.from(order);
-    for (const row of rows) this.cues.set(row.id, row);
+    for (const row of rows) {
+      this.cues.set(row.id, row);
+      this.originalFacts.set(row.id, layoutFacts(row));
+    }
     // Compared in the stored form, so a tree read back from jsonb compares equal to itself.
     this.originalOrder = JSON.stringify(this.tree.toNodes());
     this.originalPlacement = placement(this.tree);
@@ -210,6 +215,15 @@ export class CueDraft {
     return playableDurationMs(this.tree, this.cues);
   }
 
+  /**
+   * Whether the cells service's layout facts change: a cue created or deleted, or one whose type or
+   * lock differs from what was read (a title edit or a move changes none of them).
+   */
+  layoutChanged(): boolean {
+    if (this.created.size || this.deleted.length) return true;
+    return [...this.changed].some((id) => this.originalFacts.get(id) !== layoutFacts(this.cues.get(id)!));
+  }
+
   orderChanged(): boolean {
     return JSON.stringify(this.tree.toNodes()) !== this.originalOrder;
   }
@@ -255,3 +269,5 @@ function checkScheduled(row: CueRow, path: (string | number)[]): void {
     ]);
   }
 }
+
+const layoutFacts = (row: CueRow): string => `${row.type}\u0000${row.prevent_edits}`;

@@ -6,6 +6,7 @@ import type { ReorderItem } from './cue-tree.js';
 import type { RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import type { DomainEvent } from './events.js';
+import type { LayoutVersions } from './layout-versions.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
 import type { Transactions } from './transactions.js';
 import type { RundownRecord, RundownsService } from './rundowns.js';
@@ -32,6 +33,7 @@ export class CuesService {
     private readonly access: RundownAccess,
     private readonly repo: CuesRepository,
     private readonly cells: CellsPort,
+    private readonly layoutVersions: LayoutVersions,
   ) {}
 
   /** The rundown and its cues (display order) from one snapshot. */
@@ -74,7 +76,7 @@ export class CuesService {
 
   /** The admin surface only: stands in for the human who toggles the lock in the rundown screen. */
   async setPreventEdits(rundownId: string, cueId: string, value: boolean): Promise<CueRecord> {
-    return this.access.write('admin', rundownId, async (tx, { cue_tree: order }, emit) => {
+    const record = await this.access.write('admin', rundownId, async (tx, { cue_tree: order }, emit) => {
       if (!(await this.repo.setPreventEdits(tx, rundownId, cueId, value))) {
         throw new AppError('cues.not_found', { details: { rundown_id: rundownId, cue_id: cueId } });
       }
@@ -82,6 +84,9 @@ export class CuesService {
       emit({ kind: 'cue', change: 'updated', id: cueId, record });
       return record;
     });
+    // The lock is a layout fact: the cells service must not take a write to this cue from its cache.
+    await this.layoutVersions.changed(rundownId);
+    return record;
   }
 
   /** The frame of every cue write. `answer` runs after the rows are stored, so records carry the database timestamps. */
@@ -92,18 +97,22 @@ export class CuesService {
     answer: (draft: CueDraft, worked: T) => R,
   ): Promise<WriteResult<R>> {
     let deleted: string[] = [];
+    let layoutChanged = false;
     const written = await this.access.write(ctx, rundownId, async (tx, rundown, emit) => {
       const draft = new CueDraft(rundownId, rundown.cue_tree, await this.repo.all(tx, rundownId));
       const worked = work(draft);
       draft.checkCap();
       await this.persist(tx, draft);
       deleted = draft.deleted;
+      layoutChanged = draft.layoutChanged();
       emit(...cueEvents(draft));
       if (draft.orderChanged() || draft.playableChanged()) {
         emit({ kind: 'rundown', change: 'updated', id: rundownId, record: await this.access.record(tx, rundownId) });
       }
       return { result: answer(draft, worked), side_effects: sideEffects(rundown, draft) };
     });
+    // Committed; before the answer, so a cell read that follows it sees the cues as they are now.
+    if (layoutChanged) await this.layoutVersions.changed(rundownId);
     // A deleted cue's cells are unreachable already; removing them is storage hygiene.
     if (deleted.length) await this.cells.deleteCueCells(rundownId, deleted).catch(() => undefined);
     return written;

@@ -6,6 +6,7 @@ import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
 import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
 import type { EventLog } from './events.js';
+import type { LayoutVersions } from './layout-versions.js';
 import type { Transactions } from './transactions.js';
 import { only, type WriteResult } from './side-effects.js';
 import { duplicatesBy } from './duplicates.js';
@@ -90,6 +91,7 @@ export class RundownsService {
     private readonly events: EventLog,
     private readonly cursors: CursorCodec,
     private readonly plan: PlanFacts,
+    private readonly layoutVersions: LayoutVersions,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
@@ -223,6 +225,8 @@ export class RundownsService {
       if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
     });
+    // Before the answer: a cells cache holding this rundown asks again, and hears rundowns.not_found.
+    await this.layoutVersions.changed(id);
     // The cells are unreachable from here on; removing them is storage hygiene and may be retried.
     await this.cells.deleteRundownCells(id).catch(() => undefined);
     return only(null);
