@@ -38,7 +38,7 @@ describe('metrics', () => {
     // Errors are the same series by status; the route is the template, never the path (bounded labels).
     expect(sample(text, 'http_server_request_duration_count', 'http_route="/v1/rundowns/:id"', 'http_response_status_code="404"')).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain(rundown.id);
-    expect(sample(text, 'http_server_request_duration_bucket', 'http_route="/v1/rundowns/:id"', 'le="+Inf"')).toBeGreaterThanOrEqual(3);
+    expect(sample(text, 'http_server_request_duration_bucket', 'http_route="/v1/rundowns/:id"', 'http_request_method="GET"', 'http_response_status_code="200"', 'le="+Inf"')).toBeGreaterThanOrEqual(3);
     // The domain's own gauge on the gateway.
     expect(sample(text, 'rundown_sse_connections')).toBeGreaterThanOrEqual(0);
   });
