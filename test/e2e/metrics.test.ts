@@ -27,7 +27,9 @@ describe('metrics', () => {
     const team = await createTeam();
     const token = await team.token('OWNER');
     const rundown = await createRundown(token, { title: 'Measured' });
-    const before = sample(await scrape('gateway'), 'http_server_request_duration_count', 'http_route="/v1/rundowns/:id"', 'http_response_status_code="200"') ?? 0;
+    // The GET series itself: another method's on this route (a DELETE of an earlier test file) may come first.
+    const before =
+      sample(await scrape('gateway'), 'http_server_request_duration_count', 'http_route="/v1/rundowns/:id"', 'http_response_status_code="200"', 'http_request_method="GET"') ?? 0;
     for (let i = 0; i < 3; i++) expect((await v1('GET', `/rundowns/${rundown.id}`, { token })).status).toBe(200);
     expect((await v1('GET', '/rundowns/rd_doesnotexist000000000000', { token })).status).toBe(404);
     const text = await scrape("gateway");
@@ -36,7 +38,7 @@ describe('metrics', () => {
     // Errors are the same series by status; the route is the template, never the path (bounded labels).
     expect(sample(text, 'http_server_request_duration_count', 'http_route="/v1/rundowns/:id"', 'http_response_status_code="404"')).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain(rundown.id);
-    expect(sample(text, 'http_server_request_duration_bucket', 'http_route="/v1/rundowns/:id"', 'le="+Inf"')).toBeGreaterThanOrEqual(3);
+    expect(sample(text, 'http_server_request_duration_bucket', 'http_route="/v1/rundowns/:id"', 'http_request_method="GET"', 'http_response_status_code="200"', 'le="+Inf"')).toBeGreaterThanOrEqual(3);
     // The domain's own gauge on the gateway.
     expect(sample(text, 'rundown_sse_connections')).toBeGreaterThanOrEqual(0);
   });

@@ -1,6 +1,7 @@
 import { AppError, isAppError, looksLikeId, newId, type CallerContext, type Db } from '@rundown/shared';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { ChangeWrites, ReportSummary, ShowRow, ShowsRepository } from '../repositories/shows.js';
+import { pgTransactions, type Transact } from '../repositories/transaction.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
 import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
 import { playChange, report, timing, type Report, type Timing } from './timing.js';
@@ -82,6 +83,8 @@ interface Committed {
  * model written after the commit; a job lost in between is re-added at start-up from the row.
  */
 export class RunnerService<R> {
+  private readonly transaction: Transact;
+
   constructor(
     private readonly db: DataSource,
     private readonly shows: ShowsRepository,
@@ -90,7 +93,9 @@ export class RunnerService<R> {
     private readonly events: EventLog<R>,
     private readonly sink: StatusSink,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.transaction = pgTransactions(db);
+  }
 
   /**
    * A caller's action. `requestKey` (the gateway's, from an Idempotency-Key) makes a retry whose
@@ -192,7 +197,7 @@ export class RunnerService<R> {
       throw error;
     }
     const order = new PlayableOrder(source.cues);
-    const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
+    const committed = await this.transaction(async (tx): Promise<Committed | null> => {
       const row = await this.shows.lockExisting(tx, rundownId);
       if (!row) return null;
       const now = this.clock();
@@ -213,7 +218,7 @@ export class RunnerService<R> {
 
   /** The rundown was deleted: state removed, jobs cancelled, a final status (stopped, nothing next) published. */
   async remove(rundownId: string): Promise<void> {
-    const removed = await this.db.transaction(async (tx) => {
+    const removed = await this.transaction(async (tx) => {
       const row = await this.shows.lockExisting(tx, rundownId);
       if (!row) return null;
       const final: Status = { rundown_id: rundownId, server_time: this.clock(), phase: 'pre-show', active_cue: null, next_cue: null, revision: row.state.revision + 1 };
@@ -243,7 +248,7 @@ export class RunnerService<R> {
     const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
     if (notBefore !== undefined) await this.until(notBefore - OPEN_AHEAD_MS);
-    const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
+    const committed = await this.transaction(async (tx): Promise<Committed | null> => {
       if (notBefore !== undefined) await this.until(notBefore);
       const row = await this.shows.lock(tx, rundownId, source.team_id);
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
@@ -290,7 +295,7 @@ export class RunnerService<R> {
    * The admin reset closes a show: its report, as it stood when the show was closed (every play
    * ended), is archived with it. A show that never played has no report.
    */
-  private async archive(tx: EntityManager, rundownId: string, row: ShowRow, source: SourcedOrder<R>, order: PlayableOrder, now: number): Promise<void> {
+  private async archive(tx: Db, rundownId: string, row: ShowRow, source: SourcedOrder<R>, order: PlayableOrder, now: number): Promise<void> {
     const plays = await this.shows.plays(tx, rundownId, row.run);
     if (!plays.length) return;
     const closed = { ...row.state, phase: 'ended' as const, active: null };

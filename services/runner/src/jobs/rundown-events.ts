@@ -9,6 +9,15 @@ const showChanging = (kind: Kind) => kind === Kind.KIND_CUE || kind === Kind.KIN
 const POSITION_KEY = 'runner:events-followed';
 
 /**
+ * The position is saved at most this often, not after every batch: under a show's load nearly every
+ * batch is one event (the runner's own status), and a write per batch was a Redis round trip per
+ * transition. It is saved between two reads (the connection blocks in XREAD, at most `blockMs`), so
+ * an idle follower saves within about a second too. A runner that dies re-reads at most that much of
+ * the index: a refresh that finds nothing to change is a no-op.
+ */
+const SAVE_POSITION_MS = 1_000;
+
+/**
  * Follows every rundown's domain events (the outbox index stream) and hands the runner each rundown
  * whose cues or record changed, so that a show follows edits (next cue, titles, hard starts) and a
  * deleted rundown's show is cleaned up. Events the runner itself wrote are ignored. Every replica
@@ -31,12 +40,18 @@ export class RundownEventFollower {
   private async run(): Promise<void> {
     // Edits made while every runner was down are caught up from where the last one stopped.
     let after = (await this.redis.get(POSITION_KEY).catch(() => null)) ?? '$';
+    let saved = after;
+    let savedAt = Date.now();
     while (!this.stopped) {
       try {
-        const entries = await readEventIndex(this.redis, after, { count: 500, blockMs: 1_000 });
+        if (after !== saved && Date.now() - savedAt >= SAVE_POSITION_MS) {
+          void this.redis.set(POSITION_KEY, after).catch(() => undefined);
+          saved = after;
+          savedAt = Date.now();
+        }
+        const entries = await readEventIndex(this.redis, after, { count: 500, blockMs: SAVE_POSITION_MS });
         if (!entries.length) continue;
         after = entries.at(-1)!.id;
-        void this.redis.set(POSITION_KEY, after).catch(() => undefined);
         // The index names each event's kind; only entries from before it did are fetched to learn it,
         // in one pipeline (one round trip, not one per entry).
         const changed = new Set(entries.filter((e) => e.kind !== undefined && showChanging(e.kind)).map((e) => e.rundown_id));

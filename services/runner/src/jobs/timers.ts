@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -181,11 +181,15 @@ export class BullTimers implements Timers {
     if (existing) clearTimeout(existing);
     const wait = dueAt - Date.now();
     if (wait <= 0) return;
-    const alarm = setTimeout(() => {
-      this.alarms.delete(id);
-      // BullMQ's base marker: "a job may be ready". Harmless when nothing is due.
-      this.redis.zadd(this.markerKey, 0, '0').catch((err: Error) => this.logger.warn({ err: err.message }, 'timer wake-up failed'));
-    }, wait + 1);
+    // Armed outside the placing action's context: the wake-up, seconds later, is no part of that trace
+    // (it was a Redis span per job, under a span long ended).
+    const alarm = context.with(ROOT_CONTEXT, () =>
+      setTimeout(() => {
+        this.alarms.delete(id);
+        // BullMQ's base marker: "a job may be ready". Harmless when nothing is due.
+        this.redis.zadd(this.markerKey, 0, '0').catch((err: Error) => this.logger.warn({ err: err.message }, 'timer wake-up failed'));
+      }, wait + 1),
+    );
     alarm.unref();
     this.alarms.set(id, alarm);
   }

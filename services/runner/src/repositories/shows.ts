@@ -1,5 +1,4 @@
 import type { Db, SqlStatement } from '@rundown/shared';
-import type { EntityManager } from 'typeorm';
 import { statusView, type ShowState, type Status } from '../domain/show.js';
 import type { JobSpec } from '../domain/jobs.js';
 import type { Play, PlayChange, Report } from '../domain/timing.js';
@@ -108,7 +107,7 @@ export class ShowsRepository {
   }
 
   /** The show's row under a row lock (created in pre-show on first use): one transition at a time. */
-  async lock(tx: EntityManager, rundownId: string, teamId: string): Promise<ShowRow> {
+  async lock(tx: Db, rundownId: string, teamId: string): Promise<ShowRow> {
     // One round trip: ON CONFLICT DO UPDATE takes the row lock of an existing row and returns it.
     const rows = (await tx.query(
       `INSERT INTO runner.shows AS s (rundown_id, team_id) VALUES ($1, $2)
@@ -130,7 +129,7 @@ export class ShowsRepository {
   }
 
   /** The row under its lock, if the show exists (edits and removal never create one). */
-  async lockExisting(tx: EntityManager, rundownId: string): Promise<ShowRow | undefined> {
+  async lockExisting(tx: Db, rundownId: string): Promise<ShowRow | undefined> {
     const rows = (await tx.query(`SELECT ${columns} FROM runner.shows WHERE rundown_id = $1 FOR UPDATE`, [rundownId])) as StoredShow[];
     return rows[0] && toRow(rows[0]);
   }
@@ -140,7 +139,7 @@ export class ShowsRepository {
    * closes and opens (`plays`, of run `run`), and its `status` event (the outbox's insert). The insert
    * of a new play reads `ended`, so the open play is closed before the one-open-play index sees the new one.
    */
-  async save(tx: EntityManager, rundownId: string, state: ShowState, jobs: JobSpec[], committed: Status, writes: ChangeWrites): Promise<void> {
+  async save(tx: Db, rundownId: string, state: ShowState, jobs: JobSpec[], committed: Status, writes: ChangeWrites): Promise<void> {
     const a = state.active;
     const { ended, started } = writes.plays ?? { ended: null, started: null };
     const params = [
@@ -186,7 +185,7 @@ export class ShowsRepository {
   }
 
   /** The admin reset archives the report of the show it closes (in the reset's transaction). */
-  async archiveReport(tx: EntityManager, rundownId: string, run: number, report: Report & { id: string; archived_at: number }): Promise<void> {
+  async archiveReport(tx: Db, rundownId: string, run: number, report: Report & { id: string; archived_at: number }): Promise<void> {
     await tx.query(
       `INSERT INTO runner.reports (id, rundown_id, run, archived_at, actual_start, actual_end, over_under_ms, plays, report)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (rundown_id, run) DO NOTHING`,
