@@ -176,6 +176,29 @@ describe('layout cache', () => {
     expect(next.cues[0]?.type).toBe('heading');
   });
 
+  it('concurrent misses of one rundown share one question; another team’s miss asks its own (and is refused)', async () => {
+    asked = [];
+    const ctx = teamCaller();
+    const r = await newRundown(ctx);
+    const cache = cacheOver(authoritative);
+    const query = { cueIds: [r.cues[0]!], columnIds: [r.columns[0]!] };
+    const stranger = teamCaller();
+    const answers = await Promise.all([
+      ...Array.from({ length: 8 }, () => problemOf(cache.describe(ctx, r.id, query))),
+      problemOf(cache.describe(stranger, r.id, query)),
+    ]);
+    expect(answers).toEqual([...Array.from({ length: 8 }, () => 'answered'), 'rundowns.not_found']);
+    expect(asked).toEqual([
+      { allCues: true, allColumns: true },
+      { allCues: true, allColumns: true },
+    ]);
+    // After a change, the burst of reads that follows asks once again.
+    await domain.cues.update(ctx, r.id, { id: r.cues[0]!, type: 'heading' });
+    const after = await Promise.all(Array.from({ length: 8 }, () => cache.describe(ctx, r.id, query)));
+    expect(after.map((layout) => layout.cues[0]?.type)).toEqual(Array.from({ length: 8 }, () => 'heading'));
+    expect(asked).toHaveLength(3);
+  });
+
   it('another team, a token of another rundown, no team: rundowns.not_found, as the rundown service answers', async () => {
     const ctx = teamCaller();
     const r = await newRundown(ctx);

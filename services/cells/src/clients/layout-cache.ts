@@ -43,6 +43,13 @@ export type LayoutVersionReader = (rundownId: string) => Promise<string>;
  */
 export class CachedCoordinates implements CoordinatesPort {
   private readonly entries: LRUCache<string, Entry>;
+  /**
+   * Misses being asked, by rundown, version and team: concurrent misses of one rundown (every display
+   * reading after a change) share one question. Keyed by the version read, so a read that saw a newer
+   * version never takes an answer asked under an older one; and by team, so one caller's refusal
+   * (another team's rundown) is never another's answer.
+   */
+  private readonly asking = new Map<string, Promise<Entry>>();
   private readonly lookups = counter('cells.layout_cache.lookups', {
     description: 'Layout lookups of cell reads, by result: hit, miss (asked the rundown service), unavailable (no version from Redis)',
   });
@@ -80,16 +87,31 @@ export class CachedCoordinates implements CoordinatesPort {
       if (entry.teamId !== ctx.teamId) throw new AppError('rundowns.not_found');
     } else {
       this.lookups.add(1, { result: 'miss' });
-      const layout = await this.inner.describe(ctx, rundownId, { allCues: true, allColumns: true });
-      entry = {
-        token,
-        teamId: ctx.teamId,
-        cues: new Map(layout.cues.map((c) => [c.id, c])),
-        columns: new Map(layout.columns.map((c) => [c.id, c])),
-      };
-      this.entries.set(rundownId, entry);
+      entry = await this.ask(ctx, rundownId, token, ctx.teamId);
     }
     return select(entry, query);
+  }
+
+  /** The whole layout, asked once for every concurrent miss of (rundown, version, team), stored under `token`. */
+  private ask(ctx: CallerContext, rundownId: string, token: string, teamId: string): Promise<Entry> {
+    const key = `${rundownId}\u0000${token}\u0000${teamId}`;
+    let pending = this.asking.get(key);
+    if (!pending) {
+      pending = this.inner.describe(ctx, rundownId, { allCues: true, allColumns: true }).then((layout) => {
+        const entry: Entry = {
+          token,
+          teamId,
+          cues: new Map(layout.cues.map((c) => [c.id, c])),
+          columns: new Map(layout.columns.map((c) => [c.id, c])),
+        };
+        this.entries.set(rundownId, entry);
+        return entry;
+      });
+      this.asking.set(key, pending);
+      const done = () => void this.asking.delete(key);
+      pending.then(done, done);
+    }
+    return pending;
   }
 
   existing(rundownIds: string[]): Promise<Set<string>> {
