@@ -1,20 +1,24 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTeam, system, v1, type TestTeam } from '../support/client.js';
 import { freePort } from '../../scripts/launcher/child.js';
 import { startGateway, type ExtraGateway } from '../support/gateway.js';
 import { expectProblem } from '../support/problems.js';
+import { IdempotencyStore } from '../../services/gateway/src/edge/idempotency.js';
 
 let team: TestTeam;
 let owner: string;
 let redis: Redis;
+/** The gateway's own store, for the Redis key of a client's key (`keyOf`): tests release or corrupt a claim there. */
+let store: IdempotencyStore;
 let replica: ExtraGateway;
 
 beforeAll(async () => {
   team = await createTeam();
   owner = await team.token('OWNER');
   redis = new Redis(system().redisUrl);
+  store = new IdempotencyStore(redis);
   replica = await startGateway();
 });
 
@@ -160,7 +164,7 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
   it('answers 500 idempotency.cache_corrupt when the stored answer cannot be decoded', async () => {
     const k = key();
     expect((await post({ title: 'Idem corrupt' }, k)).status).toBe(201);
-    const redisKey = `idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`;
+    const redisKey = store.keyOf(team.id, k);
     expect(await redis.exists(redisKey)).toBe(1);
     expect(await redis.pttl(redisKey)).toBeGreaterThan(23 * 3600 * 1000);
     await redis.set(redisKey, '{"v":1,"state":"done","fp":', 'KEEPTTL');
@@ -174,7 +178,7 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     const body = { title, columns: [{ name: 'Script' }], cues: [{ title: 'One', cells: { Script: 'kept' } }] };
     const first = await post(body, k);
     expect(first.status, first.text).toBe(201);
-    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    expect(await redis.del(store.keyOf(team.id, k))).toBe(1);
     const retried = await post(body, k);
     expect(retried.status, retried.text).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
@@ -195,7 +199,7 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect(first.status, first.text).toBe(201);
     // What an attempt that was applied but answered 503 leaves (the service stopped after its commit,
     // or a deadline passed): the claim released, no stored answer.
-    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    expect(await redis.del(store.keyOf(team.id, k))).toBe(1);
     const retried = await v1('POST', cuesPath, { token: owner, body: { title }, headers: { 'idempotency-key': k } });
     expect(retried.status, retried.text).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
@@ -216,7 +220,7 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     const body = { items: [{ title: 'New 1' }, { id: kept.id, title: 'Kept, renamed' }, { title: 'New 2' }] };
     const first = await v1('POST', `${cuesPath}:bulk`, { token: owner, body, headers: { 'idempotency-key': k } });
     expect(first.status, first.text).toBe(200);
-    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    expect(await redis.del(store.keyOf(team.id, k))).toBe(1);
     const retried = await v1('POST', `${cuesPath}:bulk`, { token: owner, body, headers: { 'idempotency-key': k } });
     expect(retried.status, retried.text).toBe(200);
     expect(retried.body.data.items.map((c: { id: string }) => c.id)).toEqual(first.body.data.items.map((c: { id: string }) => c.id));
@@ -233,7 +237,7 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect(first.status, first.text).toBe(200);
     expect(first.body.data.active_cue.title).toBe('B');
     // The claim released, as a 503 after an applied attempt leaves it.
-    expect(await redis.del(`idem:v1:${team.id}:${createHash('sha256').update(k).digest('hex')}`)).toBe(1);
+    expect(await redis.del(store.keyOf(team.id, k))).toBe(1);
     const retried = await v1('POST', `${actions}:next`, { token: owner, headers: { 'idempotency-key': k } });
     expect(retried.status, retried.text).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
