@@ -68,8 +68,8 @@ export class CueDraft {
   private readonly originalPlacement: Map<string, string>;
   private reordered = false;
   private readonly originalPlayableMs: number;
-  /** Each cue's layout facts as read (type and lock: what the cells service caches), to tell a change. */
-  private readonly originalFacts = new Map<string, string>();
+  /** Each changed cue as it was read (kept on its first change), to tell what changed. */
+  private readonly before = new Map<string, CueRow>();
 
   constructor(
     readonly rundownId: string,
@@ -77,10 +77,7 @@ export class CueDraft {
     rows: CueRow[],
   ) {
     this.tree = CueTree.from(order);
-    for (const row of rows) {
-      this.cues.set(row.id, row);
-      this.originalFacts.set(row.id, layoutFacts(row));
-    }
+    for (const row of rows) this.cues.set(row.id, row);
     // Compared in the stored form, so a tree read back from jsonb compares equal to itself.
     this.originalOrder = JSON.stringify(this.tree.toNodes());
     this.originalPlacement = placement(this.tree);
@@ -141,7 +138,10 @@ export class CueDraft {
     }
     checkScheduled(next, path);
     this.cues.set(id, next);
-    if (!this.created.has(id)) this.changed.add(id);
+    if (!this.created.has(id)) {
+      if (!this.before.has(id)) this.before.set(id, current);
+      this.changed.add(id);
+    }
     return id;
   }
 
@@ -221,7 +221,10 @@ export class CueDraft {
    */
   layoutChanged(): boolean {
     if (this.created.size || this.deleted.length) return true;
-    return [...this.changed].some((id) => this.originalFacts.get(id) !== layoutFacts(this.cues.get(id)!));
+    return [...this.changed].some((id) => {
+      const [was, now] = [this.before.get(id)!, this.cues.get(id)!];
+      return was.type !== now.type || was.prevent_edits !== now.prevent_edits;
+    });
   }
 
   orderChanged(): boolean {
@@ -269,5 +272,3 @@ function checkScheduled(row: CueRow, path: (string | number)[]): void {
     ]);
   }
 }
-
-const layoutFacts = (row: CueRow): string => `${row.type}\u0000${row.prevent_edits}`;
