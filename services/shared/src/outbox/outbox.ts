@@ -3,7 +3,7 @@ import { suppressTracing } from '@opentelemetry/core';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import type { Db } from '../db.js';
+import { pgPool, withPgClient, type Db } from '../db.js';
 import type { Logger } from '../logger.js';
 import { observeGauge } from '../metrics.js';
 import { appendBatchScript } from './append-script.js';
@@ -52,6 +52,14 @@ export interface OutboxRelay {
   /** Relays everything committed so far (as leader) and answers how many events it appended. */
   drain(): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** An outbox row as the relay takes it. */
+interface OutboxRow {
+  seq: string;
+  rundown_id: string;
+  event: Buffer;
+  trace: string | null;
 }
 
 /** At most this many links per relayed batch (one per distinct originating span). */
@@ -143,8 +151,11 @@ export class Outbox {
    * The insert `enqueue` runs, with its parameters numbered from `$first`: for a caller that folds it
    * into its transaction's last statement (a data-modifying WITH), one round trip fewer. The same
    * rules as `enqueue` hold: in the write's transaction, last. `events` must not be empty.
+   * `onlyIf`, a condition on the statement's other parts (e.g. `EXISTS (SELECT 1 FROM saved)`, a
+   * guarded UPDATE in the same WITH), inserts the events only when it holds; it is evaluated before
+   * the lock and the notification, so a write that did not happen takes neither.
    */
-  insert(events: Event[], first = 1): SqlStatement {
+  insert(events: Event[], first = 1, onlyIf?: string): SqlStatement {
     // The events travel as one binary parameter (all their bytes, cut by start and length in SQL),
     // not a bytea[]: an array literal is text, so every event would be hex-encoded here and
     // hex-decoded by PostgreSQL, twice the bytes both ways (a cells:bulk of 500 carries ~0.5 MB).
@@ -165,6 +176,7 @@ export class Outbox {
              FROM (SELECT DISTINCT r FROM unnest(${$(2)}::text[]) AS r ORDER BY r) AS d) AS l,
             (SELECT pg_notify(${$(1)}, '')::text AS notified) AS n,
             unnest(${$(2)}::text[], ${$(5)}::int[], ${$(6)}::int[]) WITH ORDINALITY AS u(rundown_id, start, length, ord)
+       ${onlyIf ? `WHERE ${onlyIf}` : ''}
        ORDER BY u.ord`,
       params: [
         channelOf(this.schema),
@@ -183,7 +195,8 @@ export class Outbox {
    */
   async startRelay(options: RelayOptions): Promise<OutboxRelay> {
     const retention = { ...defaultRetention, ...options.retention };
-    const batchSize = options.batchSize ?? 500;
+    const batchSize = Math.trunc(options.batchSize ?? 500);
+    if (!(batchSize > 0)) throw new Error('outbox relay: batchSize must be a positive integer');
     const { db, redis, logger } = options;
     const schema = this.schema;
     const source = this.source;
@@ -194,38 +207,56 @@ export class Outbox {
       return [[Number(row?.lag ?? 0), { 'outbox.schema': schema }]];
     });
 
-    /** One batch in one transaction, as the leader or not at all. Answers [appended, rows]. */
+    const pool = pgPool(db);
+    /**
+     * Takes one batch in one transaction, as the leader or not at all, and answers [appended, rows].
+     * Two round trips: BEGIN with the batch's DELETE ... RETURNING (one simple query), then COMMIT
+     * once Redis holds the events (a relay that dies before it commits leaves them in the outbox,
+     * and the append skips those already relayed). The leader lock is taken by the DELETE's
+     * one-time filter, before it reads a row; a row another relay deleted meanwhile is skipped by
+     * the DELETE itself (it re-checks each row it locks), so no event is taken twice. A non-leader
+     * takes nothing. Was BEGIN, lock, SELECT, DELETE, COMMIT through TypeORM's query runner.
+     */
+    const takeBatch = `BEGIN;
+       DELETE FROM "${schema}".outbox WHERE seq IN (
+         SELECT seq FROM "${schema}".outbox WHERE (SELECT pg_try_advisory_xact_lock(hashtext('${relayLockKey(schema)}')))
+         ORDER BY seq LIMIT ${batchSize})
+       RETURNING seq::text AS seq, rundown_id, event, trace`;
     const relayBatch = (): Promise<[number, number]> =>
-      db.transaction(async (tx) => {
-        const [lock] = (await tx.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS leader', [relayLockKey(schema)])) as {
-          leader: boolean;
-        }[];
-        if (!lock?.leader) return [0, 0];
-        const rows = (await tx.query(`SELECT o.seq::text AS seq, o.rundown_id, o.event, o.trace FROM "${schema}".outbox o ORDER BY o.seq LIMIT $1`, [
-          batchSize,
-        ])) as { seq: string; rundown_id: string; event: Buffer; trace: string | null }[];
-        if (!rows.length) return [0, 0];
-        // One pipeline of calls in seq order, each appending a run of events in seq order: per
-        // rundown that is commit order (see enqueue).
-        const pipeline = redis.pipeline();
-        for (let from = 0; from < rows.length; from += EVENTS_PER_CALL) {
-          const chunk = rows.slice(from, from + EVENTS_PER_CALL);
-          const keys: string[] = [eventKeys.index];
-          const args: (string | Buffer | number)[] = [source, retention.maxLength, retention.maxAgeMs, retention.indexMaxLength, retention.idleTtlMs];
-          for (const row of chunk) {
-            keys.push(eventKeys.rundown(row.rundown_id), eventKeys.relayed(row.rundown_id));
-            args.push(row.seq, row.event, row.rundown_id, encodedEventKind(row.event));
+      withPgClient(pool, async (client, broken) => {
+        try {
+          const results = (await client.query(takeBatch)) as unknown as pg.QueryResult<OutboxRow>[];
+          // RETURNING comes in no particular order: seq order is the append order.
+          const rows = results[1]!.rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+          if (!rows.length) {
+            await client.query('ROLLBACK');
+            return [0, 0];
           }
-          (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
+          // One pipeline of calls in seq order, each appending a run of events in seq order: per
+          // rundown that is commit order (see enqueue).
+          const pipeline = redis.pipeline();
+          for (let from = 0; from < rows.length; from += EVENTS_PER_CALL) {
+            const chunk = rows.slice(from, from + EVENTS_PER_CALL);
+            const keys: string[] = [eventKeys.index];
+            const args: (string | Buffer | number)[] = [source, retention.maxLength, retention.maxAgeMs, retention.indexMaxLength, retention.idleTtlMs];
+            for (const row of chunk) {
+              keys.push(eventKeys.rundown(row.rundown_id), eventKeys.relayed(row.rundown_id));
+              args.push(row.seq, row.event, row.rundown_id, encodedEventKind(row.event));
+            }
+            (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
+          }
+          const appends = (await appendTraced(pipeline, schema, rows.length, linksOf(rows))) ?? [];
+          let appended = 0;
+          for (const [error, ids] of appends) {
+            if (error) throw error;
+            for (const id of ids as (string | null)[]) if (id !== null) appended++;
+          }
+          await client.query('COMMIT');
+          return [appended, rows.length];
+        } catch (error) {
+          await client.query('ROLLBACK').catch(broken);
+          throw error;
         }
-        const results = (await appendTraced(pipeline, schema, rows.length, linksOf(rows))) ?? [];
-        let appended = 0;
-        for (const [error, ids] of results) {
-          if (error) throw error;
-          for (const id of ids as (string | null)[]) if (id !== null) appended++;
-        }
-        await tx.query(`DELETE FROM "${schema}".outbox WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
-        return [appended, rows.length];
       });
 
     let running: Promise<number> | undefined;
