@@ -1,7 +1,7 @@
-import { AppError, isAppError, looksLikeId, newId, type CallerContext, type Db } from '@rundown/shared';
+import { LRUCache } from 'lru-cache';
+import { AppError, isAppError, looksLikeId, newId, pgDb, pgTransactions, type CallerContext, type Db, type Transact } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
-import type { ChangeWrites, ReportSummary, ShowRow, ShowsRepository } from '../repositories/shows.js';
-import { pgTransactions, type Transact } from '../repositories/transaction.js';
+import { savedRow, type ChangeWrites, type ReportSummary, type ShowRow, type ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
 import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
 import { playChange, report, timing, type Report, type Timing } from './timing.js';
@@ -65,6 +65,18 @@ const OPEN_AHEAD_MS = 10;
 /** The caller's reach, or the runner acting on its own (timed jobs, edits, the admin reset). */
 type Reach = CallerContext | 'runner';
 
+/** Shows whose row a replica keeps as it last wrote or read it (a row is a few hundred bytes). */
+const KNOWN_ROWS = 20_000;
+
+/** The optimistic try could not decide: the show moved on under it, or its row was not known well enough. */
+const RETRY_LOCKED = Symbol('retry under the lock');
+
+interface TransactOptions {
+  expectRevision?: number;
+  notBefore?: number;
+  requestKey?: string;
+}
+
 interface Committed {
   status: Status;
   side_effects: SideEffect[];
@@ -73,6 +85,8 @@ interface Committed {
   jobs?: { previous: JobSpec[]; next: JobSpec[] };
   /** Whether a status was committed (a change, or an over-time deadline): the read model hears it. */
   published: boolean;
+  /** The show's row as the change left it (absent: unchanged). */
+  row?: ShowRow;
 }
 
 /**
@@ -84,6 +98,14 @@ interface Committed {
  */
 export class RunnerService<R> {
   private readonly transaction: Transact;
+  /** Autocommit statements on the same pool (a transition's one guarded statement). */
+  private readonly pool: Db;
+  /**
+   * Each show's row as this replica last committed or read it. A revision names one content of the
+   * row (every change of it moves the revision), so a row known at revision r is the row while the
+   * show is at r; whether it still is, the guarded write tells.
+   */
+  private readonly known = new LRUCache<string, ShowRow>({ max: KNOWN_ROWS });
 
   constructor(
     private readonly db: DataSource,
@@ -95,6 +117,7 @@ export class RunnerService<R> {
     private readonly clock: () => number = Date.now,
   ) {
     this.transaction = pgTransactions(db);
+    this.pool = pgDb(db);
   }
 
   /**
@@ -118,8 +141,9 @@ export class RunnerService<R> {
   async status(ctx: CallerContext, rundownId: string): Promise<Status> {
     const source = await visibleOrder(this.orders, rundownId, ctx);
     const order = new PlayableOrder(source.cues);
-    let row = await this.shows.find(this.db, rundownId);
-    if (!row) row = await this.shows.create(this.db, rundownId, source.team_id, status(rundownId, preShow(), order, this.clock()));
+    let row = await this.shows.find(this.pool, rundownId);
+    if (!row) row = await this.shows.create(this.pool, rundownId, source.team_id, status(rundownId, preShow(), order, this.clock()));
+    this.remember(rundownId, row);
     const current = status(rundownId, row.state, order, this.clock());
     await this.sink.changed(current, source.team_id);
     return current;
@@ -185,7 +209,7 @@ export class RunnerService<R> {
    */
   async refresh(rundownId: string): Promise<boolean> {
     // Most edited rundowns have no show: skip them before asking for their order.
-    if (!(await this.shows.find(this.db, rundownId))) return false;
+    if (!this.known.has(rundownId) && !(await this.shows.find(this.pool, rundownId))) return false;
     let source: SourcedOrder<R>;
     try {
       source = await this.orders.get(rundownId);
@@ -209,10 +233,10 @@ export class RunnerService<R> {
       const candidate = { ...kept, revision: row.state.revision + 1 };
       const jobs = plannedJobs(rundownId, candidate, order, now);
       const after = status(rundownId, candidate, order, now);
-      await this.shows.save(tx, rundownId, candidate, jobs, after, { event: this.events.statusInsert(after, row.team_id, source.records) });
-      return { status: after, side_effects: [], teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
+      await this.shows.save(tx, rundownId, row.state.revision, candidate, jobs, after, { event: this.events.statusInsert(after, row.team_id, source.records) });
+      return { status: after, side_effects: [], teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true, row: savedRow(row, candidate, jobs, after, {}) };
     });
-    if (committed) await this.afterCommit(committed);
+    if (committed) await this.afterCommit(rundownId, committed);
     return committed !== null;
   }
 
@@ -226,31 +250,115 @@ export class RunnerService<R> {
       await this.shows.remove(tx, rundownId);
       return row;
     });
+    this.known.delete(rundownId);
     if (!removed) return;
     await this.timers.replace(removed.jobs, []);
     await this.sink.removed(rundownId);
   }
 
   /**
-   * One transition under the row lock; with `expectRevision` (a timed job) it is a no-op unless the
-   * show is still at that revision, and it waits for `notBefore` (the job's due instant; jobs are
-   * handed over a little early) after the order was fetched, before it takes the lock. Its
-   * transaction is opened (pool checkout, BEGIN) up to OPEN_AHEAD_MS before that instant, so that
-   * only the lock lies between the instant and the transition. With `requestKey`, an action the show
-   * already applied under that key (one of its last REQUEST_KEYS_KEPT) changes nothing.
+   * One transition, one at a time per show. It is first tried as one guarded statement from the row
+   * this replica knows (or reads now, before any due instant): the rules apply to that row and the
+   * change is written only if the show is still at its revision (`ShowsRepository.save`), a whole
+   * transition in one round trip. Anything that try cannot decide (the show moved on, a first action
+   * on a rundown, an answer that writes nothing from a row that may be old, the admin reset) is done
+   * again under the row lock, in a transaction.
+   *
+   * With `expectRevision` (a timed job) it is a no-op unless the show is still at that revision, and
+   * it waits for `notBefore` (the job's due instant; jobs are handed over a little early) after the
+   * order was fetched. With `requestKey`, an action the show already applied under that key (one of
+   * its last REQUEST_KEYS_KEPT) changes nothing.
    */
-  private async transact(
-    reach: Reach,
-    rundownId: string,
-    action: Action,
-    { expectRevision, notBefore, requestKey }: { expectRevision?: number; notBefore?: number; requestKey?: string },
-  ): Promise<ActResult | null> {
+  private async transact(reach: Reach, rundownId: string, action: Action, options: TransactOptions): Promise<ActResult | null> {
     const source = reach === 'runner' ? await this.orders.get(rundownId) : await visibleOrder(this.orders, rundownId, reach);
     const order = new PlayableOrder(source.cues);
+    const tried = action.kind === 'reset' ? RETRY_LOCKED : await this.tryGuarded(rundownId, action, source, order, options);
+    const committed = tried === RETRY_LOCKED ? await this.underLock(rundownId, action, source, order, options) : tried;
+    if (!committed) return null;
+    await this.afterCommit(rundownId, committed);
+    return { status: committed.status, side_effects: committed.side_effects };
+  }
+
+  /**
+   * The optimistic try: answers the committed change, null for a stale timed job, or RETRY_LOCKED.
+   * Only a write the guard let through, or a timed job's verdict on a row at the job's revision
+   * (a revision names one content of the row), is answered from a row that was not just read.
+   */
+  private async tryGuarded(
+    rundownId: string,
+    action: Action,
+    source: SourcedOrder<R>,
+    order: PlayableOrder,
+    { expectRevision, notBefore, requestKey }: TransactOptions,
+  ): Promise<Committed | null | typeof RETRY_LOCKED> {
+    let row = this.known.get(rundownId);
+    let read = false;
+    if (!row || (expectRevision !== undefined && row.state.revision !== expectRevision)) {
+      row = await this.shows.find(this.pool, rundownId);
+      if (!row) return RETRY_LOCKED; // the first action on this rundown creates its row, under the lock
+      read = true;
+      this.remember(rundownId, row);
+    }
+    if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
+    if (requestKey !== undefined && row.request_keys.includes(requestKey)) return RETRY_LOCKED; // answered with the status now
+    if (notBefore !== undefined) await this.until(notBefore);
+    const now = this.clock();
+    let outcome: ReturnType<typeof transition>;
+    try {
+      outcome = transition(rundownId, row.state, action, order, now);
+    } catch (error) {
+      if (read) throw error;
+      return RETRY_LOCKED;
+    }
+    const after = status(rundownId, outcome.state, order, now);
+    const timed = expectRevision !== undefined;
+    if (!outcome.changed) {
+      if (outcome.overtime) {
+        // The cue went over time: the event only, while the show is at this revision.
+        const written = await this.shows.emitAt(this.pool, rundownId, row.state.revision, this.events.statusInsert(after, row.team_id, source.records));
+        if (written) return { status: after, side_effects: [], teamId: row.team_id, published: true };
+        return timed ? null : RETRY_LOCKED;
+      }
+      return read || timed ? { status: after, side_effects: [], teamId: row.team_id, published: false } : RETRY_LOCKED;
+    }
+    const jobs = plannedJobs(rundownId, outcome.state, order, now);
+    const writes = {
+      event: this.events.statusInsert(after, row.team_id, source.records),
+      plays: playChange(row.state, outcome),
+      run: row.run,
+      ...(requestKey === undefined ? {} : { requestKey }),
+    };
+    if (!(await this.shows.save(this.pool, rundownId, row.state.revision, outcome.state, jobs, after, writes))) {
+      this.known.delete(rundownId);
+      return timed ? null : RETRY_LOCKED;
+    }
+    return {
+      status: after,
+      side_effects: outcome.side_effects,
+      teamId: row.team_id,
+      jobs: { previous: row.jobs, next: jobs },
+      published: true,
+      row: savedRow(row, outcome.state, jobs, after, writes),
+    };
+  }
+
+  /**
+   * The transition in a transaction under the show row's lock (created in pre-show on first use). A
+   * timed job opens it (pool checkout, BEGIN) up to OPEN_AHEAD_MS before its due instant, so that
+   * only the lock lies between the instant and the transition.
+   */
+  private async underLock(
+    rundownId: string,
+    action: Action,
+    source: SourcedOrder<R>,
+    order: PlayableOrder,
+    { expectRevision, notBefore, requestKey }: TransactOptions,
+  ): Promise<Committed | null> {
     if (notBefore !== undefined) await this.until(notBefore - OPEN_AHEAD_MS);
-    const committed = await this.transaction(async (tx): Promise<Committed | null> => {
+    return this.transaction(async (tx): Promise<Committed | null> => {
       if (notBefore !== undefined) await this.until(notBefore);
       const row = await this.shows.lock(tx, rundownId, source.team_id);
+      this.remember(rundownId, row);
       if (expectRevision !== undefined && row.state.revision !== expectRevision) return null;
       // The clock is read under the lock: the transitions of one show are timed in the order they apply.
       const now = this.clock();
@@ -266,20 +374,31 @@ export class RunnerService<R> {
       }
       const jobs = plannedJobs(rundownId, outcome.state, order, now);
       const newRun = action.kind === 'reset';
-      await this.shows.save(tx, rundownId, outcome.state, jobs, after, {
+      const writes = {
         event: this.events.statusInsert(after, row.team_id, source.records),
         plays: playChange(row.state, outcome),
         run: row.run + (newRun ? 1 : 0),
         newRun,
         ...(requestKey === undefined ? {} : { requestKey }),
-      });
+      };
+      await this.shows.save(tx, rundownId, row.state.revision, outcome.state, jobs, after, writes);
       // The report of the show the reset closes reads the plays that statement just closed.
       if (newRun) await this.archive(tx, rundownId, row, source, order, now);
-      return { status: after, side_effects: outcome.side_effects, teamId: row.team_id, jobs: { previous: row.jobs, next: jobs }, published: true };
+      return {
+        status: after,
+        side_effects: outcome.side_effects,
+        teamId: row.team_id,
+        jobs: { previous: row.jobs, next: jobs },
+        published: true,
+        row: savedRow(row, outcome.state, jobs, after, writes),
+      };
     });
-    if (!committed) return null;
-    await this.afterCommit(committed);
-    return { status: committed.status, side_effects: committed.side_effects };
+  }
+
+  /** Keeps the newer of two rows of one show (a read may answer after a later commit was remembered). */
+  private remember(rundownId: string, row: ShowRow): void {
+    const known = this.known.peek(rundownId);
+    if (!known || known.state.revision <= row.state.revision) this.known.set(rundownId, row);
   }
 
   /**
@@ -304,7 +423,8 @@ export class RunnerService<R> {
   }
 
   /** Displays first (the read model), then the jobs of the new revision. */
-  private async afterCommit(c: Committed): Promise<void> {
+  private async afterCommit(rundownId: string, c: Committed): Promise<void> {
+    if (c.row) this.remember(rundownId, c.row);
     if (c.published) await this.sink.changed(c.status, c.teamId);
     if (c.jobs) await this.timers.replace(c.jobs.previous, c.jobs.next);
   }

@@ -17,6 +17,21 @@ export interface ShowRow {
 /** How many applied actions' request keys a show remembers: a retry comes right after its attempt. */
 export const REQUEST_KEYS_KEPT = 16;
 
+/** The condition every part of a guarded write reads: the show's own UPDATE matched. */
+const SAVED = 'EXISTS (SELECT 1 FROM saved)';
+
+/** The row as `save` leaves it: what a replica knows of the show after its own commit. */
+export function savedRow(before: ShowRow, state: ShowState, jobs: JobSpec[], committed: Status, writes: Pick<ChangeWrites, 'newRun' | 'requestKey'>): ShowRow {
+  return {
+    state,
+    view: statusView(committed),
+    team_id: before.team_id,
+    jobs,
+    run: before.run + (writes.newRun ? 1 : 0),
+    request_keys: writes.requestKey === undefined ? before.request_keys : [writes.requestKey, ...before.request_keys].slice(0, REQUEST_KEYS_KEPT),
+  };
+}
+
 interface StoredShow {
   team_id: string;
   phase: ShowState['phase'];
@@ -57,8 +72,8 @@ function toRow(s: StoredShow): ShowRow {
 
 /** What a change writes with the show (see `ShowsRepository.save`). */
 export interface ChangeWrites {
-  /** The change's `status` event: the outbox's insert, its parameters numbered from the given one. */
-  event: (first: number) => SqlStatement;
+  /** The change's `status` event: the outbox's insert, its parameters numbered from the given one, made only if `onlyIf` holds. */
+  event: (first: number, onlyIf?: string) => SqlStatement;
   /** The plays the change closes and opens, in run `run`. */
   plays?: PlayChange;
   run?: number;
@@ -135,11 +150,17 @@ export class ShowsRepository {
   }
 
   /**
-   * A change's writes in one statement, one round trip under the show's lock: the show, the plays it
-   * closes and opens (`plays`, of run `run`), and its `status` event (the outbox's insert). The insert
-   * of a new play reads `ended`, so the open play is closed before the one-open-play index sees the new one.
+   * A change's writes in one statement: the show, the plays it closes and opens (`plays`, of run
+   * `run`), and its `status` event (the outbox's insert), made only if the show is still at revision
+   * `from` (`revision = from`, checked under the row lock the UPDATE takes; a concurrent transition
+   * makes it wait, then fail). Answers whether it wrote. Under the lock of a transaction it always
+   * writes; on its own (autocommit) it is a whole transition in one round trip: a show that moved on
+   * since `from` was read writes nothing. Every other part reads `saved` first, so none runs before
+   * the row lock is held (the outbox's lock after it, as in every runner write) or when it failed.
+   * The insert of a new play reads `ended`, so the open play is closed before the one-open-play
+   * index sees the new one.
    */
-  async save(tx: Db, rundownId: string, state: ShowState, jobs: JobSpec[], committed: Status, writes: ChangeWrites): Promise<void> {
+  async save(db: Db, rundownId: string, from: number, state: ShowState, jobs: JobSpec[], committed: Status, writes: ChangeWrites): Promise<boolean> {
     const a = state.active;
     const { ended, started } = writes.plays ?? { ended: null, started: null };
     const params = [
@@ -147,25 +168,41 @@ export class ShowsRepository {
       a?.duration_ms ?? null, state.playable_ids, JSON.stringify(jobs), writes.newRun ? 1 : 0, JSON.stringify(statusView(committed)),
       ended !== null, ended?.at ?? null, ended?.reason ?? null, ended?.final_duration_ms ?? null, ended?.actual_duration_ms ?? null,
       started !== null, writes.run ?? null, started?.cue_id ?? null, started?.title ?? null, started?.planned_duration_ms ?? null, started?.started_at ?? null,
-      writes.requestKey ?? null,
+      writes.requestKey ?? null, from,
     ];
-    const event = writes.event(params.length + 1);
-    await tx.query(
+    const event = writes.event(params.length + 1, SAVED);
+    const rows = (await db.query(
       `WITH saved AS (
          UPDATE runner.shows SET phase = $2, revision = $3, active_cue_id = $4, active_title = $5, started_at = $6, paused_at = $7,
            duration_ms = $8, playable_ids = $9, jobs = $10, run = run + $11, view = $12, updated_at = clock_timestamp(),
            request_keys = CASE WHEN $24::text IS NULL THEN request_keys ELSE (array_prepend($24::text, request_keys))[1:${REQUEST_KEYS_KEPT}] END
-         WHERE rundown_id = $1
+         WHERE rundown_id = $1 AND revision = $25 RETURNING 1
        ), ended AS (
          UPDATE runner.plays SET ended_at = $14, end_reason = $15, final_duration_ms = $16, actual_duration_ms = $17
-         WHERE $13 AND rundown_id = $1 AND ended_at IS NULL RETURNING 1
+         WHERE $13 AND rundown_id = $1 AND ended_at IS NULL AND ${SAVED} RETURNING 1
        ), started AS (
          INSERT INTO runner.plays (rundown_id, run, cue_id, title, planned_duration_ms, started_at)
-         SELECT $1, $19, $20, $21, $22, $23 FROM (SELECT count(*) FROM ended) AS closed WHERE $18
+         SELECT $1, $19, $20, $21, $22, $23 FROM (SELECT count(*) FROM ended) AS closed WHERE $18 AND ${SAVED}
        ), event AS (${event.sql})
-       SELECT 1`,
+       SELECT count(*)::int AS saved FROM saved`,
       [...params, ...event.params],
-    );
+    )) as { saved: number }[];
+    return rows[0]?.saved === 1;
+  }
+
+  /**
+   * An event that changes nothing in the show (the active cue went over time), written only while
+   * the show is at revision `at` (checked under the row lock, as `save` does). Answers whether it was.
+   */
+  async emitAt(db: Db, rundownId: string, at: number, event: ChangeWrites['event']): Promise<boolean> {
+    const insert = event(3, SAVED);
+    const rows = (await db.query(
+      `WITH saved AS (UPDATE runner.shows SET updated_at = clock_timestamp() WHERE rundown_id = $1 AND revision = $2 RETURNING 1),
+       event AS (${insert.sql})
+       SELECT count(*)::int AS saved FROM saved`,
+      [rundownId, at, ...insert.params],
+    )) as { saved: number }[];
+    return rows[0]?.saved === 1;
   }
 
   /** The show and the plays of its current show, in one statement: timing and report agree with the status. */

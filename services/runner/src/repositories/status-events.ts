@@ -31,8 +31,8 @@ export class OutboxEventLog implements EventLog<Cue> {
     await this.outbox.enqueue(tx, [statusEvent(status, teamId, records)]);
   }
 
-  statusInsert(status: Status, teamId: string, records: ReadonlyMap<string, Cue>): (first: number) => SqlStatement {
+  statusInsert(status: Status, teamId: string, records: ReadonlyMap<string, Cue>): (first: number, onlyIf?: string) => SqlStatement {
     const events = [statusEvent(status, teamId, records)];
-    return (first) => this.outbox.insert(events, first);
+    return (first, onlyIf) => this.outbox.insert(events, first, onlyIf);
   }
 }
