@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { AppError, createLogger, layoutVersionKey, readLayoutVersion, type CallerContext } from '@rundown/shared';
+import { AppError, createLogger, factVersionKey, readFactVersion, type CallerContext } from '@rundown/shared';
 import { CachedCoordinates } from '../../services/cells/src/clients/layout-cache.js';
 import type { CoordinatesPort, Layout, LayoutQuery } from '../../services/cells/src/domain/coordinates.js';
-import { RedisLayoutVersions } from '../../services/rundown/src/events/layout-versions.js';
+import { RedisFactVersions } from '../../services/rundown/src/events/fact-versions.js';
 import { rundownDomain, type RundownDomain } from '../../services/rundown/src/wiring.js';
 import { emptyRundown, openDatabase, quota, teamCaller } from './support.js';
 
@@ -23,7 +23,7 @@ let authoritative: CoordinatesPort;
 beforeAll(async () => {
   db = await openDatabase('layout-cache');
   redis = new Redis(inject('redisUrl'));
-  domain = rundownDomain(db, { cursorSecret: 'c'.repeat(32), plan: quota, layout: new RedisLayoutVersions(redis, createLogger('medium'), 1_000) });
+  domain = rundownDomain(db, { cursorSecret: 'c'.repeat(32), plan: quota, versions: new RedisFactVersions(redis, createLogger('medium'), 1_000) });
   authoritative = {
     describe: (ctx, rundownId, q) => {
       asked.push(q);
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 const cacheOver = (inner: CoordinatesPort, maxAgeMs = 60_000) =>
-  new CachedCoordinates(inner, (id) => readLayoutVersion(redis, id), { maxAgeMs, maxFacts: 10_000 });
+  new CachedCoordinates(inner, (id) => readFactVersion(redis, 'layout', id), { maxAgeMs, maxFacts: 10_000 });
 
 /** A rundown with columns A, B and cues: two `cue`s and a heading. */
 async function newRundown(ctx: CallerContext) {
@@ -142,14 +142,14 @@ describe('layout cache', () => {
   it('changes that leave the facts as they are keep the version: a title edit, a reorder, a rename, a private column', async () => {
     const ctx = teamCaller();
     const r = await newRundown(ctx);
-    const token = await readLayoutVersion(redis, r.id);
+    const token = await readFactVersion(redis, 'layout', r.id);
     await domain.cues.update(ctx, r.id, { id: r.cues[0]!, title: 'renamed' });
     await domain.cues.reorder(ctx, r.id, [r.cues[2]!, r.cues[1]!, r.cues[0]!].map((id) => ({ id, parent_id: null })));
     await domain.columns.update(ctx, r.id, r.columns[0]!, { name: 'AA' });
     await domain.columns.adminCreate(r.id, { name: 'hidden', type: 'text', private: true });
-    expect(await redis.get(layoutVersionKey(r.id))).toBe(token);
+    expect(await redis.get(factVersionKey('layout', r.id))).toBe(token);
     await domain.cues.update(ctx, r.id, { id: r.cues[0]!, type: 'heading' });
-    expect(await redis.get(layoutVersionKey(r.id))).not.toBe(token);
+    expect(await redis.get(factVersionKey('layout', r.id))).not.toBe(token);
   });
 
   it('stores an answer under the version read before asking: a change committed while it was asked is seen next time', async () => {

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { createDataSource, createLogger, CursorCodec, migrateAndExit, readLayoutVersion, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, CursorCodec, migrateAndExit, readFactVersion, runService, startGrpcServer } from '@rundown/shared';
 import { CachedCoordinates } from './clients/layout-cache.js';
 import { RundownCoordinates } from './clients/rundown.js';
 import { cellsConfig } from './config.js';
@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<void> {
     versions.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error (layout versions)'));
     const rundowns =
       config.LAYOUT_CACHE_MAX_AGE_MS > 0
-        ? new CachedCoordinates(rundownService, (id) => readLayoutVersion(versions, id), {
+        ? new CachedCoordinates(rundownService, (id) => readFactVersion(versions, 'layout', id), {
             maxAgeMs: config.LAYOUT_CACHE_MAX_AGE_MS,
             maxFacts: config.LAYOUT_CACHE_MAX_FACTS,
           })

@@ -14,7 +14,7 @@ interface Entry {
   columns: Map<string, Column>;
 }
 
-/** Reads a rundown's current layout version (one Redis round trip; see the shared `readLayoutVersion`). */
+/** Reads a rundown's current layout version (one Redis round trip; see the shared `readFactVersion`). */
 export type LayoutVersionReader = (rundownId: string) => Promise<string>;
 
 /**

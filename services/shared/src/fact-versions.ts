@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * Facts of a rundown that another service keeps between requests, valid while a version token in
+ * Redis is unchanged. The rundown service replaces a fact's token after every committed change of
+ * that fact, before it answers the change:
+ * - `layout`, kept by the cells service: which cues exist, their type and lock; which public columns
+ *   exist, their type; whether the rundown lives (services/cells/README.md, "Layout cache");
+ * - `order`, kept by the runner: the cues in show order with their records, the rundown's planned
+ *   start, timezone and team, whether it lives (services/runner/README.md, "One transition").
+ * A keeper stores the facts under the token it read BEFORE asking for them and uses them only while
+ * the token is unchanged, so no read that starts after a change's answer is served what it changed.
+ *
+ * A fresh random value, never a counter: Redis here keeps nothing on disk, and a counter that
+ * restarted could repeat a value a keeper still holds. A lost or expired key is simply a new token.
+ */
+export type RundownFact = 'layout' | 'order';
+
+export const factVersionKey = (fact: RundownFact, rundownId: string): string => `${fact}:v1:${rundownId}`;
+
+/** Keys of rundowns nobody reads or changes go away; a read recreates one (a new token: a miss). */
+const TTL_SECONDS = 24 * 3600;
+
+const freshToken = (): string => randomBytes(12).toString('base64url');
+
+/** After a committed change of `facts`: new tokens, so every keeper holding an old one asks again (one round trip). */
+export async function bumpFactVersions(redis: Redis, rundownId: string, facts: readonly RundownFact[]): Promise<void> {
+  if (facts.length === 1) {
+    await redis.set(factVersionKey(facts[0]!, rundownId), freshToken(), 'EX', TTL_SECONDS);
+    return;
+  }
+  const pipeline = redis.pipeline();
+  for (const fact of facts) pipeline.set(factVersionKey(fact, rundownId), freshToken(), 'EX', TTL_SECONDS);
+  for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+}
+
+/**
+ * The current token of a fact, in one round trip: a missing key gets a fresh one (`SET NX GET`), so
+ * the answer is always a token that was in Redis at this instant and that any later change replaces.
+ */
+export async function readFactVersion(redis: Redis, fact: RundownFact, rundownId: string): Promise<string> {
+  const token = freshToken();
+  const previous = await redis.set(factVersionKey(fact, rundownId), token, 'EX', TTL_SECONDS, 'NX', 'GET');
+  return previous ?? token;
+}
