@@ -3,7 +3,7 @@ import { createClient, createDataSource, createLogger, migrateAndExit, runServic
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { planFactsFromAuth } from './clients/auth.js';
 import { rundownConfig } from './config.js';
-import { RedisLayoutVersions } from './events/layout-versions.js';
+import { RedisFactVersions } from './events/fact-versions.js';
 import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
 import { rundownAdminHandlers } from './grpc/admin.js';
 import { columnHandlers } from './grpc/columns.js';
@@ -47,10 +47,10 @@ export async function main(argv: string[]): Promise<void> {
     const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'rundown' });
     const auth = createClient(AuthServiceService, config.AUTH_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
     const cells = new GrpcCellsPort(config.CELLS_ADDR, { signer, deadlineMs: config.CELLS_DEADLINE_MS });
-    // A layout change's answer waits for the new layout version at most this long (then it is
-    // logged and answered: the cells cache's max age bounds what it may keep; services/cells/README.md).
-    const layout = new RedisLayoutVersions(redis, logger, 1_000);
-    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog(), plan: planFactsFromAuth(auth), cells, layout });
+    // A change's answer waits for the new fact versions at most this long (then it is logged and
+    // answered: the keepers' max age bounds what they may keep; services/cells/README.md, services/runner/README.md).
+    const versions = new RedisFactVersions(redis, logger, 1_000);
+    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog(), plan: planFactsFromAuth(auth), cells, versions });
     const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
     const grpc = await startGrpcServer({
       ...trust,

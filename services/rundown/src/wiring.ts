@@ -6,7 +6,7 @@ import { CoordinatesService } from './domain/coordinates.js';
 import { CuesService } from './domain/cues.js';
 import { CursorCodec } from './domain/cursor.js';
 import type { EventLog } from './domain/events.js';
-import { noLayoutVersions, type LayoutVersions } from './domain/layout-versions.js';
+import { noFactVersions, type FactVersions } from './domain/fact-versions.js';
 import { MentionsService } from './domain/mentions.js';
 import { OutputMessageService } from './domain/output-message.js';
 import { PlayableOrderService } from './domain/playable-order.js';
@@ -30,24 +30,24 @@ export type RundownDomain = ReturnType<typeof rundownDomain>;
  */
 export function rundownDomain(
   dataSource: DataSource,
-  options: { cursorSecret: string; plan: PlanFacts; cells?: CellsPort; events?: EventLog; layout?: LayoutVersions },
+  options: { cursorSecret: string; plan: PlanFacts; cells?: CellsPort; events?: EventLog; versions?: FactVersions },
 ) {
   const transactions = new PgTransactions(dataSource);
   const events = options.events ?? new OutboxEventLog();
   const cells = options.cells ?? noCellsYet;
-  // Told after every committed change of the facts the cells service caches (cues, public columns, life).
-  const layout = options.layout ?? noLayoutVersions;
+  // Told after every committed change of the facts the cells service (layout) and the runner (order) keep.
+  const versions = options.versions ?? noFactVersions;
   const rundownsRepo = new RundownsRepository();
   const cuesRepo = new CuesRepository();
   const columnsRepo = new ColumnsRepository();
-  const rundowns = new RundownsService(transactions, rundownsRepo, cuesRepo, columnsRepo, cells, events, new CursorCodec(options.cursorSecret), options.plan, layout);
+  const rundowns = new RundownsService(transactions, rundownsRepo, cuesRepo, columnsRepo, cells, events, new CursorCodec(options.cursorSecret), options.plan, versions);
   // Every content write of a rundown goes through this: it locks the rundown row first.
   const access = new RundownAccess(transactions, rundowns, rundownsRepo, events);
   return {
     rundowns,
-    cues: new CuesService(transactions, rundowns, access, cuesRepo, cells, layout),
+    cues: new CuesService(transactions, rundowns, access, cuesRepo, cells, versions),
     coordinates: new CoordinatesService(transactions, rundowns, cuesRepo, new CoordinatesRepository(), cells),
-    columns: new ColumnsService(access, columnsRepo, cells, layout),
+    columns: new ColumnsService(access, columnsRepo, cells, versions),
     mentions: new MentionsService(access, new MentionsRepository()),
     textVariables: new TextVariablesService(access, new TextVariablesRepository()),
     outputMessage: new OutputMessageService(access, new OutputMessagesRepository()),

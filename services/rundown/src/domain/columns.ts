@@ -3,7 +3,7 @@ import type { ColumnsRepository } from '../repositories/columns.js';
 import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
 import type { Emit, Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
-import type { LayoutVersions } from './layout-versions.js';
+import type { FactVersions } from './fact-versions.js';
 import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
 
@@ -36,7 +36,7 @@ export class ColumnsService {
     private readonly access: RundownAccess,
     private readonly repo: ColumnsRepository,
     private readonly cells: CellsPort,
-    private readonly layoutVersions: LayoutVersions,
+    private readonly versions: FactVersions,
   ) {}
 
   async list(reach: Reach, rundownId: string): Promise<ColumnRow[]> {
@@ -92,7 +92,7 @@ export class ColumnsService {
       return publicOrder({ ...layout, order });
     });
     // Committed; before the answer (and before the cascade), so cell reads stop seeing the column.
-    await this.layoutVersions.changed(rundownId);
+    await this.versions.changed(rundownId, ['layout']);
     // Outside the rundown lock, so a slow cells service never stalls other writes; the column is
     // gone for good, so its cells are unreachable whatever happens here.
     const cell_count = await this.cells.deleteColumnCells(rundownId, columnId);
@@ -141,7 +141,7 @@ export class ColumnsService {
       return { result: column!, side_effects: orderEffect(rundownId, !input.private, after) };
     });
     // A public column is a new coordinate for cells; a private one is not among the facts at all.
-    if (!input.private) await this.layoutVersions.changed(rundownId);
+    if (!input.private) await this.versions.changed(rundownId, ['layout']);
     return written;
   }
 

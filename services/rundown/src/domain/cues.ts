@@ -6,7 +6,7 @@ import type { ReorderItem } from './cue-tree.js';
 import type { RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import type { DomainEvent } from './events.js';
-import type { LayoutVersions } from './layout-versions.js';
+import type { FactVersions } from './fact-versions.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
 import type { Transactions } from './transactions.js';
 import type { RundownRecord, RundownsService } from './rundowns.js';
@@ -33,7 +33,7 @@ export class CuesService {
     private readonly access: RundownAccess,
     private readonly repo: CuesRepository,
     private readonly cells: CellsPort,
-    private readonly layoutVersions: LayoutVersions,
+    private readonly versions: FactVersions,
   ) {}
 
   /** The rundown and its cues (display order) from one snapshot. */
@@ -84,8 +84,9 @@ export class CuesService {
       emit({ kind: 'cue', change: 'updated', id: cueId, record });
       return record;
     });
-    // The lock is a layout fact: the cells service must not take a write to this cue from its cache.
-    await this.layoutVersions.changed(rundownId);
+    // The lock is a layout fact (the cells service must not take a write to this cue from its cache)
+    // and part of the cue's record in the runner's order.
+    await this.versions.changed(rundownId, ['layout', 'order']);
     return record;
   }
 
@@ -111,8 +112,9 @@ export class CuesService {
       }
       return { result: answer(draft, worked), side_effects: sideEffects(rundown, draft) };
     });
-    // Committed; before the answer, so a cell read that follows it sees the cues as they are now.
-    if (layoutChanged) await this.layoutVersions.changed(rundownId);
+    // Committed; before the answer, so a cell read or a show action that follows it sees the cues as
+    // they are now (every cue write is a change of the runner's order: the cues' records are in it).
+    await this.versions.changed(rundownId, layoutChanged ? ['layout', 'order'] : ['order']);
     // A deleted cue's cells are unreachable already; removing them is storage hygiene.
     if (deleted.length) await this.cells.deleteCueCells(rundownId, deleted).catch(() => undefined);
     return written;

@@ -6,7 +6,7 @@ import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
 import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
 import type { EventLog } from './events.js';
-import type { LayoutVersions } from './layout-versions.js';
+import type { FactVersions } from './fact-versions.js';
 import type { Transactions } from './transactions.js';
 import { only, type WriteResult } from './side-effects.js';
 import { duplicatesBy } from './duplicates.js';
@@ -91,7 +91,7 @@ export class RundownsService {
     private readonly events: EventLog,
     private readonly cursors: CursorCodec,
     private readonly plan: PlanFacts,
-    private readonly layoutVersions: LayoutVersions,
+    private readonly versions: FactVersions,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
@@ -182,7 +182,7 @@ export class RundownsService {
     if (!Object.keys(patch).length) throw new AppError('rundowns.empty_patch');
     checkFields(patch);
     const scope = scopeOf(ctx);
-    return this.transactions.run(async (tx) => {
+    const written = await this.transactions.run(async (tx): Promise<WriteResult<RundownRecord>> => {
       const row = await this.findVisible(scope, id, tx, true);
       const { settings, status, ...rest } = patch;
       const updated = toRecord(
@@ -195,6 +195,9 @@ export class RundownsService {
       await this.events.record(tx, row, [{ kind: 'rundown', change: 'updated', id, record: updated }]);
       return { result: updated, side_effects: [{ type: 'rundown.changed', rundown_id: id }] };
     });
+    // The planned start and timezone are part of the runner's order: a show action after this answer plans with them.
+    if (patch.start_time !== undefined || patch.timezone !== undefined) await this.versions.changed(id, ['order']);
+    return written;
   }
 
   async list(ctx: CallerContext, limit: number, cursor: string | undefined): Promise<{ items: RundownRecord[]; next_cursor: string | null }> {
@@ -225,8 +228,8 @@ export class RundownsService {
       if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
     });
-    // Before the answer: a cells cache holding this rundown asks again, and hears rundowns.not_found.
-    await this.layoutVersions.changed(id);
+    // Before the answer: a cells cache or a runner holding this rundown asks again, and hears rundowns.not_found.
+    await this.versions.changed(id, ['layout', 'order']);
     // The cells are unreachable from here on; removing them is storage hygiene and may be retried.
     await this.cells.deleteRundownCells(id).catch(() => undefined);
     return only(null);

@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import { bumpLayoutVersion, counter, type Logger } from '@rundown/shared';
-import type { LayoutVersions } from '../domain/layout-versions.js';
+import { bumpFactVersions, counter, type Logger, type RundownFact } from '@rundown/shared';
+import type { FactVersions } from '../domain/fact-versions.js';
 
-/** The layout version in Redis (the shared `bumpLayoutVersion`), waited for at most `timeoutMs`. */
-export class RedisLayoutVersions implements LayoutVersions {
-  private readonly failures = counter('rundown.layout_version.write_failures', {
-    description: 'Layout version writes that failed or timed out (the cells cache may keep old facts up to its max age)',
+/** The fact versions in Redis (the shared `bumpFactVersions`), waited for at most `timeoutMs`. */
+export class RedisFactVersions implements FactVersions {
+  private readonly failures = counter('rundown.fact_version.write_failures', {
+    description: 'Fact version writes that failed or timed out (the cells cache or the runner may keep old facts up to their max age), by fact',
   });
 
   constructor(
@@ -14,18 +14,19 @@ export class RedisLayoutVersions implements LayoutVersions {
     private readonly timeoutMs: number,
   ) {}
 
-  async changed(rundownId: string): Promise<void> {
+  async changed(rundownId: string, facts: readonly RundownFact[]): Promise<void> {
+    if (!facts.length) return;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        bumpLayoutVersion(this.redis, rundownId),
+        bumpFactVersions(this.redis, rundownId, facts),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
         }),
       ]);
     } catch (err) {
-      this.failures.add(1);
-      this.logger.warn({ err, rundown_id: rundownId }, 'layout version not written; the cells cache may keep old facts up to its max age');
+      for (const fact of facts) this.failures.add(1, { fact });
+      this.logger.warn({ err, rundown_id: rundownId, facts }, 'fact versions not written; their keepers may keep old facts up to their max age');
     } finally {
       clearTimeout(timer);
     }
