@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer } from '@rundown/shared';
 import { runnerConfig } from './config.js';
 import { RunnerService } from './domain/runner.js';
 import { RundownOrderSource } from './grpc/order-source.js';
@@ -23,7 +23,14 @@ export async function main(argv: string[]): Promise<void> {
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
     // What the runner asks on its own behalf carries its own signed identity.
     const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' });
-    const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, signer, config.ORDER_CACHE_MAX_CUES);
+    const orders = new RundownOrderSource(
+      config.RUNDOWN_ADDR,
+      config.GRPC_DEADLINE_MS,
+      signer,
+      config.ORDER_CACHE_MAX_CUES,
+      (id) => readFactVersion(redis, 'order', id),
+      config.ORDER_CACHE_MAX_AGE_MS,
+    );
     const timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS);
     const sink = new RedisStatusSink(config.REDIS_URL, logger);
     const events = new OutboxEventLog();

@@ -18,7 +18,12 @@ export interface SourcedOrder<R> {
 
 /** Where the playable order comes from (the rundown context, over gRPC; a deleted rundown is `rundowns.not_found`). */
 export interface OrderSource<R> {
-  get(rundownId: string, requestId?: string): Promise<SourcedOrder<R>>;
+  /**
+   * The order as of now: every change answered before this call is in it. `ask` goes to the rundown
+   * context even when a kept order looks current: for a caller told of a change by its event, which
+   * can be relayed before the change's answer (and its new order token) is.
+   */
+  get(rundownId: string, requestId?: string, options?: { ask?: boolean }): Promise<SourcedOrder<R>>;
 }
 
 /**
@@ -212,7 +217,7 @@ export class RunnerService<R> {
     if (!this.known.has(rundownId) && !(await this.shows.find(this.pool, rundownId))) return false;
     let source: SourcedOrder<R>;
     try {
-      source = await this.orders.get(rundownId);
+      source = await this.orders.get(rundownId, undefined, { ask: true });
     } catch (error) {
       if (isAppError(error) && error.code === 'rundowns.not_found') {
         await this.remove(rundownId);
