@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, freePorts, startSystem, type RunningSystem } from '../../scripts/launcher/child.js';
 import { call } from '../support/client.js';
+import { connected, v0Socket } from '../support/sockets.js';
 import { createDatabase, isolatedRedis, startInfra, type TestInfra } from '../support/infra.js';
 
 interface OtlpSpan {
@@ -175,6 +176,30 @@ describe('the HTTP server span', () => {
     expect(gateway?.name).toBe('GET /api-v0/socket.io');
     expect(realtime?.parentSpanId?.toLowerCase()).toBe(gateway!.spanId.toLowerCase());
     for (const span of [gateway!, realtime!]) expect(attribute(span, 'url.path')).toBe('/api-v0/socket.io/');
+  });
+
+  it('of a v0 socket connect posted over polling holds the calls the realtime service made for it', async () => {
+    const { ready } = system;
+    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'v0 traced', plan: 'paid' } });
+    const minted = await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } });
+    const show = await call(`${ready.base_url}/rundowns`, 'POST', { token: minted.body.data.token, body: { title: 'v0 traced' } });
+    const v0Token = (await call(`${ready.admin_url}/teams/${team.body.data.id}/v0-token`, 'POST', { token: ready.admin_secret })).body.data.token as string;
+    // The connect travels in a polling POST's body, which the realtime service reads by listening to the request.
+    const client = v0Socket(show.body.data.id, v0Token, { url: new URL(ready.base_url).origin, transports: ['polling'] });
+    try {
+      await connected(client);
+    } finally {
+      client.close();
+    }
+    const posted = await eventually(() =>
+      spans.find(
+        (post) =>
+          post.service === 'gateway' &&
+          post.name === 'POST /api-v0/socket.io' &&
+          spans.some((s) => s.traceId === post.traceId && s.service === 'realtime' && s.kind === 3 /* CLIENT: Redis, gRPC */),
+      ),
+    );
+    expect(posted, JSON.stringify(spans.filter((s) => s.service === 'realtime').map((s) => [s.name, s.kind, s.traceId]))).toBeDefined();
   });
 });
 
