@@ -34,7 +34,7 @@ const focus = values.focus;
 const minMs = Number(values['min-ms']);
 const window = values.window ? (JSON.parse(readFileSync(values.window, 'utf8')) as { from: number; to: number }) : { from: -Infinity, to: Infinity };
 
-/** `express`, `@opentelemetry/instrumentation-http`, `(program)`, `node:internal/http`, `services/gateway`… */
+/** `express`, `@opentelemetry/sdk-trace`, `(program)`, `node:internal/http`, `services/gateway`… */
 function packageOf(url: string, name: string): string {
   if (!url) return name.startsWith('(') ? name : '(native)';
   if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, freePorts, startSystem, type RunningSystem } from '../../scripts/launcher/child.js';
 import { call } from '../support/client.js';
+import { connected, v0Socket } from '../support/sockets.js';
 import { createDatabase, isolatedRedis, startInfra, type TestInfra } from '../support/infra.js';
 
 interface OtlpSpan {
@@ -14,7 +15,7 @@ interface OtlpSpan {
   name: string;
   kind: number;
   links?: { traceId: string; spanId: string }[];
-  attributes?: { key: string; value: { doubleValue?: number; intValue?: number | string } }[];
+  attributes?: { key: string; value: { doubleValue?: number; intValue?: number | string; stringValue?: string } }[];
 }
 interface ExportedSpan extends OtlpSpan {
   service: string;
@@ -123,9 +124,82 @@ describe('traces', () => {
     const edgeCheck = server.attributes?.find((a) => a.key === 'rundown.edge_check_ms')?.value;
     expect(Number(edgeCheck?.doubleValue ?? edgeCheck?.intValue), JSON.stringify(server.attributes)).toBeGreaterThanOrEqual(0);
     expect(byService('gateway').some((s) => s.kind === 3 && /evalsha|edgeCheck/i.test(s.name))).toBe(false);
+    // Named by the route that answered, with its status.
+    expect(server.name).toBe('POST /v1/rundowns');
+    expect(attribute(server, 'http.route')).toBe('/v1/rundowns');
+    expect(attribute(server, 'http.response.status_code')).toBe(201);
     expect(byService('gateway').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 3 /* CLIENT */)).toBe(true);
     expect(byService('rundown').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 2)).toBe(true);
     expect(byService('rundown').some((s) => /INSERT|pg/i.test(s.name))).toBe(true);
+  });
+});
+
+/** A span attribute's value, whatever its OTLP type. */
+function attribute(span: OtlpSpan, key: string): string | number | undefined {
+  const value = span.attributes?.find((a) => a.key === key)?.value;
+  if (value?.intValue !== undefined) return Number(value.intValue);
+  return value?.doubleValue ?? value?.stringValue;
+}
+
+describe('the HTTP server span', () => {
+  it('records the path of a control-surface read without its query string, so never its ?token=', async () => {
+    const { ready } = system;
+    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'query token', plan: 'paid' } });
+    const minted = await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } });
+    const token = minted.body.data.token as string;
+    const show = await call(`${ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Query token' } });
+    const traceId = 'c1b2c3d4e5f60718293a4b5c6d7e8f92';
+    const status = await call(`${ready.base_url}/rundowns/${show.body.data.id}/status`, 'GET', {
+      query: { token },
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    expect(status.status, status.text).toBe(200);
+    const server = await eventually(() => spans.find((s) => s.traceId.toLowerCase() === traceId && s.service === 'gateway' && s.kind === 2));
+    expect(server?.name).toBe('GET /v1/rundowns/:id/status');
+    expect(server!.parentSpanId?.toLowerCase()).toBe('00f067aa0ba902b7');
+    expect(attribute(server!, 'url.path')).toBe(`/v1/rundowns/${show.body.data.id}/status`);
+    expect(attribute(server!, 'http.response.status_code')).toBe(200);
+    expect(JSON.stringify(spans.filter((s) => s.traceId.toLowerCase() === traceId))).not.toContain(token);
+  });
+
+  it("of a v0 socket request proxied to the realtime service is the parent of the realtime service's span", async () => {
+    const { ready } = system;
+    const traceId = 'd1b2c3d4e5f60718293a4b5c6d7e8f93';
+    // An Engine.IO handshake over polling: no token until the Socket.IO connect that would follow.
+    const handshake = await call(`${new URL(ready.base_url).origin}/api-v0/socket.io/?EIO=4&transport=polling`, 'GET', {
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    expect(handshake.status, handshake.text).toBe(200);
+    const inTrace = (service: string) => spans.find((s) => s.traceId.toLowerCase() === traceId && s.service === service && s.kind === 2);
+    const gateway = await eventually(() => inTrace('gateway'));
+    const realtime = await eventually(() => inTrace('realtime'));
+    expect(gateway?.name).toBe('GET /api-v0/socket.io');
+    expect(realtime?.parentSpanId?.toLowerCase()).toBe(gateway!.spanId.toLowerCase());
+    for (const span of [gateway!, realtime!]) expect(attribute(span, 'url.path')).toBe('/api-v0/socket.io/');
+  });
+
+  it('of a v0 socket connect posted over polling holds the calls the realtime service made for it', async () => {
+    const { ready } = system;
+    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'v0 traced', plan: 'paid' } });
+    const minted = await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } });
+    const show = await call(`${ready.base_url}/rundowns`, 'POST', { token: minted.body.data.token, body: { title: 'v0 traced' } });
+    const v0Token = (await call(`${ready.admin_url}/teams/${team.body.data.id}/v0-token`, 'POST', { token: ready.admin_secret })).body.data.token as string;
+    // The connect travels in a polling POST's body, which the realtime service reads by listening to the request.
+    const client = v0Socket(show.body.data.id, v0Token, { url: new URL(ready.base_url).origin, transports: ['polling'] });
+    try {
+      await connected(client);
+    } finally {
+      client.close();
+    }
+    const posted = await eventually(() =>
+      spans.find(
+        (post) =>
+          post.service === 'gateway' &&
+          post.name === 'POST /api-v0/socket.io' &&
+          spans.some((s) => s.traceId === post.traceId && s.service === 'realtime' && s.kind === 3 /* CLIENT: Redis, gRPC */),
+      ),
+    );
+    expect(posted, JSON.stringify(spans.filter((s) => s.service === 'realtime').map((s) => [s.name, s.kind, s.traceId]))).toBeDefined();
   });
 });
 

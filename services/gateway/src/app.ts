@@ -1,7 +1,7 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
-import { createLogger, isStopping, observeGauge, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';
@@ -20,11 +20,17 @@ import { RunnerStatusReader } from './read-models/runner-status.js';
 const logger = createLogger('gateway');
 
 function listen(app: Express, port: number, host: string): Promise<Server> {
+  const server = createServer(app);
+  traceHttpServer(server);
+  // Idle keep-alive connections must outlive a typical load balancer's (60 s) to avoid resets.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
-    // Idle keep-alive connections must outlive a typical load balancer's (60 s) to avoid resets.
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 

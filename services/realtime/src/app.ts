@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
-import { createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -42,6 +42,8 @@ export async function main(): Promise<void> {
       // Socket.IO answers its own path before this handler; anything else is not ours.
       if (!req.url?.startsWith('/api-v0/socket.io')) res.writeHead(404, { 'content-type': 'application/json' }).end('{"ok":false,"error":"Not found","code":"not_found"}');
     });
+    // A span per request, Socket.IO's polling included (its listener goes in front of this one).
+    traceHttpServer(http);
     const sockets = createSocketServer(http, {
       verifier: new V0TokenVerifier(config.V0_TOKEN_SECRET, redis),
       limiter: new V0RateLimiter(redis, config.V0_RATE_LIMIT_PER_MINUTE),

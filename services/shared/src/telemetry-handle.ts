@@ -23,7 +23,7 @@ export async function shutdownTelemetry(): Promise<void> {
 
 /**
  * The route template that answered a request (`/v1/rundowns/:id`), by response: the HTTP server span
- * is named `GET /v1/rundowns/:id` and carries `http.route` from it (see telemetry.ts). This stands in
+ * is named `GET /v1/rundowns/:id` and carries `http.route` from it (see http-server-span.ts). This stands in
  * for the Express instrumentation, whose span per middleware layer cost more than the request.
  */
 const routes = new WeakMap<object, string>();

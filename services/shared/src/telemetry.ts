@@ -2,8 +2,8 @@
  * OpenTelemetry bootstrap. Imported first by every entry point, before anything it should
  * instrument is loaded (entry points import their app dynamically after this).
  *
- * With OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) set, spans of HTTP, gRPC, PostgreSQL
- * and Redis are sampled (parent-based, so one trace follows a request across every
+ * With OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) set, spans of HTTP (see below), gRPC,
+ * PostgreSQL and Redis are sampled (parent-based, so one trace follows a request across every
  * hop) and exported over OTLP/HTTP. Without it nothing is recorded, but trace context is still
  * created and propagated, so trace ids line up across services at almost no cost.
  *
@@ -12,9 +12,15 @@
  * (OTEL_EXPORTER_OTLP_ENDPOINT or ..._METRICS_ENDPOINT), pushed over OTLP/HTTP every
  * OTEL_METRIC_EXPORT_INTERVAL ms (default 60 s). With neither, the API's no-op meter costs nothing.
  *
- * No Express instrumentation: it wraps every middleware layer and makes a span of each, which
- * profiled as a large share of an authenticated request's cost. The HTTP server span is named by
- * the route that answered instead (`setHttpRoute`, set by the gateway's router).
+ * No HTTP instrumentation: each HTTP listener makes its own lean SERVER span per request
+ * (`traceHttpServer`, http-server-span.ts), named by the route that answered (`setHttpRoute`, set
+ * by the gateway's router). @opentelemetry/instrumentation-http's incoming side was a quarter of
+ * the gateway's CPU on its hottest read (~250 µs per request against ~185 µs without it). The only
+ * outgoing HTTP is the exporters' own (never traced) and the gateway's proxy to the realtime
+ * service, which passes the trace context on itself (socket-proxy.ts).
+ *
+ * No Express instrumentation either: it wraps every middleware layer and makes a span of each,
+ * which profiled as a large share of an authenticated request's cost.
  */
 import { isBuiltin, register } from 'node:module';
 import { metrics } from '@opentelemetry/api';
@@ -24,13 +30,12 @@ import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from 
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector } from '@opentelemetry/resources';
 import { AlwaysOffSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { httpRouteOf, setTelemetry } from './telemetry-handle.js';
+import { setTelemetry } from './telemetry-handle.js';
 
 if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -43,15 +48,6 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
   // Registers the AsyncLocalStorage context manager and the W3C trace-context propagator.
   provider.register();
   const instrumentations = [
-    new HttpInstrumentation({
-      ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
-      applyCustomAttributesOnSpan: (span, request, response) => {
-        const route = 'setHeader' in response ? httpRouteOf(response) : undefined;
-        if (route === undefined) return;
-        span.setAttribute('http.route', route);
-        span.updateName(`${request.method ?? 'GET'} ${route}`);
-      },
-    }),
     new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
     // A query outside any span (the outbox relay's batches and polls, the runner's event follower,
     // gauges read at collection) is not a trace of its own: each was a root span exported per
@@ -71,8 +67,9 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const include = [...hooked, ...hooked.filter((name) => isBuiltin(name)).map((name) => `node:${name}`)];
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include } });
   registerInstrumentations({ tracerProvider: provider, instrumentations });
-  // After the instrumentations took their (no-op) meters: the HTTP instrumentation's own
-  // histograms would duplicate metrics.ts' per-route ones at a cost on every request.
+  // After the instrumentations took their (no-op) meters: their own (the PostgreSQL
+  // instrumentation's operation-duration histogram and connection counters) would be recorded on
+  // every query at a cost, beside the ones metrics.ts records.
   // OTEL_METRICS_EXPORTER=none (the SDK's standard switch) turns every metrics export off.
   const readers: MetricReader[] = [];
   const metricsOff = process.env.OTEL_METRICS_EXPORTER === 'none';

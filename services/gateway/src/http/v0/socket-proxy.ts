@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import type { Logger } from '@rundown/shared';
+import { setHttpRoute, traceHeaders, type Logger } from '@rundown/shared';
 
 export const SOCKET_PATH = '/api-v0/socket.io';
 
@@ -62,12 +62,15 @@ export function socketProxy(upstreamsSetting: string, logger: Logger) {
 
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (!req.url?.startsWith(SOCKET_PATH)) return false;
+    setHttpRoute(res, SOCKET_PATH);
     const target = pick(req.url);
     if (!target) {
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"ok":false,"error":"Service unavailable","code":"service_unavailable"}');
       return true;
     }
-    proxy.web(req, res, { target: target.url }, (err: Error) => {
+    // The realtime service's span is this request's child (the client's own traceparent, copied with
+    // the other headers, would skip the gateway's span).
+    proxy.web(req, res, { target: target.url, headers: traceHeaders() }, (err: Error) => {
       markDown(target, err);
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
       res.end('{"ok":false,"error":"Service unavailable","code":"service_unavailable"}');
@@ -76,6 +79,8 @@ export function socketProxy(upstreamsSetting: string, logger: Logger) {
   };
 
   const open = new Set<Duplex>();
+  // An upgrade makes no span here nor in the realtime service: the client's own trace headers, if
+  // any, go through with the others.
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const target = req.url?.startsWith(SOCKET_PATH) ? pick(req.url) : undefined;
     if (!target) {
