@@ -131,6 +131,28 @@ describe('traces', () => {
     expect(byService('gateway').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 3 /* CLIENT */)).toBe(true);
     expect(byService('rundown').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 2)).toBe(true);
     expect(byService('rundown').some((s) => /INSERT|pg/i.test(s.name))).toBe(true);
+    // A pool checkout makes no span of its own beside its query's.
+    expect(trace.filter((s) => s.name === 'pg-pool.connect')).toEqual([]);
+  });
+
+  it('of a cell read time its layout version read on the cells service span, with no Redis span of its own', async () => {
+    const { ready } = system;
+    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'traced cells', plan: 'paid' } });
+    const token = (await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } })).body.data.token;
+    const rundown = await call(`${ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Traced cells', columns: [{ name: 'Script' }], cues: [{ title: 'A' }] } });
+    const cues = await call(`${ready.base_url}/rundowns/${rundown.body.data.id}/cues`, 'GET', { token });
+    const traceId = 'e1b2c3d4e5f60718293a4b5c6d7e8f94';
+    const read = await call(`${ready.base_url}/rundowns/${rundown.body.data.id}/cells?cue_id=${cues.body.data.items[0].id}&column_id=${rundown.body.data.column_order[0]}`, 'GET', {
+      token,
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    expect(read.status, read.text).toBe(200);
+    const cellsServer = await eventually(() => spans.find((s) => s.traceId.toLowerCase() === traceId && s.service === 'cells' && s.kind === 2));
+    expect(cellsServer?.name).toContain('rundown.cells.v1.CellService/GetCell');
+    expect(Number(attribute(cellsServer!, 'rundown.layout_version_ms'))).toBeGreaterThanOrEqual(0);
+    const cellsSpans = spans.filter((s) => s.traceId.toLowerCase() === traceId && s.service === 'cells');
+    expect(cellsSpans.some((s) => /select/i.test(s.name)), JSON.stringify(cellsSpans.map((s) => s.name))).toBe(true);
+    expect(cellsSpans.filter((s) => s.kind === 3 && !/GetCell|Coordinate/i.test(s.name) && !/select/i.test(s.name))).toEqual([]);
   });
 });
 

@@ -52,7 +52,9 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
     // A query outside any span (the outbox relay's batches and polls, the runner's event follower,
     // gauges read at collection) is not a trace of its own: each was a root span exported per
     // batch, profiled as a share of the runner's CPU per timed transition (bench:runner).
-    new PgInstrumentation({ requireParentSpan: true }),
+    // No span per pool checkout (`pg-pool.connect`): one more exported span beside every query,
+    // for a wait the query's own span already contains.
+    new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
     // A Redis command is recorded by name and argument count only. The default serializer joins
     // every argument of EVAL/EVALSHA into the statement: the outbox relay's event bytes and the
     // idempotency store's kept responses, costly to build (profiled on every relayed event, traced
