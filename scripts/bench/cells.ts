@@ -20,12 +20,16 @@ import { quick, recordFigure, recordLatency } from './figures.js';
 import { formatSummary, profileWindow, summarize } from './stats.js';
 import { cpuMs, startTraceSink } from './support.js';
 
-const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--big-cues 1000] [--skip-pages] [--parts bulk,pages,single] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
+const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--warmup-reads 1000] [--big-cues 1000] [--skip-pages] [--parts bulk,pages,single] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
 const { values } = parseArgs({
   options: {
     iterations: { type: 'string', default: quick ? '10' : '30' },
     reads: { type: 'string', default: quick ? '300' : '1000' },
+    // Sequential reads before the measured ones, per series (single coordinate, baseline): the JIT
+    // compiles a route's path (Express, grpc-js, OpenTelemetry, the handlers) over its first
+    // thousand or so requests; the measured reads are the service as it runs, not as it warms up.
+    'warmup-reads': { type: 'string', default: quick ? '200' : '1000' },
     // Cues of the large rundown (x 50 columns); the quick run reads a smaller one.
     'big-cues': { type: 'string', default: quick ? '200' : '1000' },
     // Leaves out the 50,000-cell rundown (its setup is most of the run); single reads use the small one.
@@ -49,6 +53,7 @@ const iterations = Number(values.iterations);
 const reads = Number(values.reads);
 const bigCues = Number(values['big-cues']);
 const warmup = 3;
+const warmupReads = Number(values['warmup-reads']);
 const parts = new Set(values.parts.split(',').map((p) => p.trim()));
 for (const part of parts) {
   if (!['bulk', 'pages', 'single'].includes(part)) {
@@ -261,11 +266,11 @@ async function run(target: Target): Promise<void> {
     const singleRead = async (i: number) => {
       const c = all[(i * 7919) % all.length]!;
       const ms = await timed(() => v1('GET', `/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`));
-      if (i >= warmup * 10) single.push(ms);
+      if (i >= warmupReads) single.push(ms);
     };
-    for (let i = 0; i < warmup * 10; i++) await singleRead(i);
+    for (let i = 0; i < warmupReads; i++) await singleRead(i);
     const singleCpu = await cpuPerRequest(pids, reads, async () => {
-      for (let i = warmup * 10; i < warmup * 10 + reads; i++) await singleRead(i);
+      for (let i = warmupReads; i < warmupReads + reads; i++) await singleRead(i);
     });
     print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
     if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${singleCpu}`);
@@ -275,11 +280,11 @@ async function run(target: Target): Promise<void> {
   const baseline: number[] = [];
   const baselineRead = async (i: number) => {
     const ms = await timed(() => v1('GET', `/rundowns/${small.id}`));
-    if (i >= warmup * 10) baseline.push(ms);
+    if (i >= warmupReads) baseline.push(ms);
   };
-  for (let i = 0; i < warmup * 10; i++) await baselineRead(i);
+  for (let i = 0; i < warmupReads; i++) await baselineRead(i);
   const baselineCpu = await cpuPerRequest(pids, reads, async () => {
-    for (let i = warmup * 10; i < warmup * 10 + reads; i++) await baselineRead(i);
+    for (let i = warmupReads; i < warmupReads + reads; i++) await baselineRead(i);
   });
   const base = summarize(baseline);
   print(formatSummary('baseline GET /rundowns/:id (seq.)', base));
