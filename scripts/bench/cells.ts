@@ -3,11 +3,12 @@
 //   plus the script and handlers an editor's paste drags along), all sanitized
 // - a whole-rundown read of 50,000 cells (1,000 cues x 50 columns), paginated (limit 100): each
 //   page's latency and the total
-// - a single-coordinate read, sequential
+// - a single-coordinate read, sequential (one keep-alive connection, after 1,000 warm-up reads)
 // Starts the whole system through the launcher (private database, free ports; compiled services
 // where the launcher offers it, telemetry exported to a local OTLP sink as deployed) unless given
 // a running one: --url <base_url> --admin-url <admin_url> --admin-secret <secret>.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -132,6 +133,29 @@ async function request(url: string, method: string, token: string, body?: unknow
     }
     throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`);
   }
+}
+
+/**
+ * The sequential reads' client: one keep-alive connection through node:http, as the runner bench
+ * reads status sequentially, rather than fetch (undici), whose own CPU per request was about a
+ * quarter of a single-coordinate read's time on this 2-core machine, client and services sharing it.
+ */
+const sequential = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function sequentialGet(url: string, token: string): Promise<Envelope> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: sequential, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode === 200) resolve(JSON.parse(text) as Envelope);
+        else reject(new Error(`GET ${url}: ${res.statusCode} ${text.slice(0, 500)}`));
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -265,7 +289,7 @@ async function run(target: Target): Promise<void> {
   if (parts.has('single')) {
     const singleRead = async (i: number) => {
       const c = all[(i * 7919) % all.length]!;
-      const ms = await timed(() => v1('GET', `/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`));
+      const ms = await timed(() => sequentialGet(`${target.baseUrl}/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`, token));
       if (i >= warmupReads) single.push(ms);
     };
     for (let i = 0; i < warmupReads; i++) await singleRead(i);
@@ -279,7 +303,7 @@ async function run(target: Target): Promise<void> {
   // Baseline from the same run, on the same noisy machine: the cheapest authenticated read.
   const baseline: number[] = [];
   const baselineRead = async (i: number) => {
-    const ms = await timed(() => v1('GET', `/rundowns/${small.id}`));
+    const ms = await timed(() => sequentialGet(`${target.baseUrl}/rundowns/${small.id}`, token));
     if (i >= warmupReads) baseline.push(ms);
   };
   for (let i = 0; i < warmupReads; i++) await baselineRead(i);
@@ -289,6 +313,7 @@ async function run(target: Target): Promise<void> {
   const base = summarize(baseline);
   print(formatSummary('baseline GET /rundowns/:id (seq.)', base));
   if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${baselineCpu}`);
+  sequential.destroy();
   const ratio = (name: string, s: number[]) => print(`${name.padEnd(34)} p50 = ${(summarize(s).p50 / base.p50).toFixed(1)} x baseline p50`);
   const baselineName = 'GET /rundowns/:id sequential';
   const vsBase = (s: number[]) => ({ baseline: baselineName, ratio: summarize(s).p50 / base.p50 });
