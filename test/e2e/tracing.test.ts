@@ -96,11 +96,10 @@ afterAll(async () => {
 describe('traces', () => {
   it('follow one request from the gateway over gRPC into the rundown service and PostgreSQL', async () => {
     const { ready } = system;
-    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'traced', plan: 'paid' } });
-    const minted = await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } });
+    const token = await ownerToken('traced');
     const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     const created = await call(`${ready.base_url}/rundowns`, 'POST', {
-      token: minted.body.data.token,
+      token,
       body: { title: 'Traced show' },
       headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
     });
@@ -137,8 +136,7 @@ describe('traces', () => {
 
   it('of a cell read time its layout version read on the cells service span, with no Redis span of its own', async () => {
     const { ready } = system;
-    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'traced cells', plan: 'paid' } });
-    const token = (await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } })).body.data.token;
+    const token = await ownerToken('traced cells');
     const rundown = await call(`${ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Traced cells', columns: [{ name: 'Script' }], cues: [{ title: 'A' }] } });
     const cues = await call(`${ready.base_url}/rundowns/${rundown.body.data.id}/cues`, 'GET', { token });
     const traceId = 'e1b2c3d4e5f60718293a4b5c6d7e8f94';
@@ -156,6 +154,13 @@ describe('traces', () => {
   });
 });
 
+/** A new team's OWNER token, minted on the admin listener. */
+async function ownerToken(name: string): Promise<string> {
+  const { ready } = system;
+  const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name, plan: 'paid' } });
+  return (await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } })).body.data.token as string;
+}
+
 /** A span attribute's value, whatever its OTLP type. */
 function attribute(span: OtlpSpan, key: string): string | number | undefined {
   const value = span.attributes?.find((a) => a.key === key)?.value;
@@ -166,9 +171,7 @@ function attribute(span: OtlpSpan, key: string): string | number | undefined {
 describe('the HTTP server span', () => {
   it('records the path of a control-surface read without its query string, so never its ?token=', async () => {
     const { ready } = system;
-    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'query token', plan: 'paid' } });
-    const minted = await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } });
-    const token = minted.body.data.token as string;
+    const token = await ownerToken('query token');
     const show = await call(`${ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Query token' } });
     const traceId = 'c1b2c3d4e5f60718293a4b5c6d7e8f92';
     const status = await call(`${ready.base_url}/rundowns/${show.body.data.id}/status`, 'GET', {
@@ -237,9 +240,7 @@ async function eventually<T>(probe: () => T | undefined, timeoutMs = 15_000): Pr
 describe('traces across jobs and the outbox', () => {
   it('link the show action to the deadline job that fires later and to the relay of the events it produced', async () => {
     const { ready } = system;
-    const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name: 'linked', plan: 'paid' } });
-    const minted = await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } });
-    const token = minted.body.data.token as string;
+    const token = await ownerToken('linked');
     const show = await call(`${ready.base_url}/rundowns`, 'POST', {
       token,
       body: { title: 'Linked', cues: [{ title: 'short', duration_ms: 400, auto_advance: true }, { title: 'long', duration_ms: 60_000 }] },

@@ -3,7 +3,7 @@ import { AppError, isAppError, looksLikeId, newId, pgDb, pgTransactions, type Ca
 import type { DataSource } from 'typeorm';
 import { savedRow, type ChangeWrites, type ReportSummary, type ShowRow, type ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
-import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type SideEffect, type Status } from './show.js';
+import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type Outcome, type SideEffect, type Status } from './show.js';
 import { playChange, report, timing, type Report, type Timing } from './timing.js';
 
 /** The playable order as the rundown context reports it, with each cue's full record (for events). */
@@ -308,7 +308,7 @@ export class RunnerService<R> {
     if (requestKey !== undefined && row.request_keys.includes(requestKey)) return RETRY_LOCKED; // answered with the status now
     if (notBefore !== undefined) await this.until(notBefore);
     const now = this.clock();
-    let outcome: ReturnType<typeof transition>;
+    let outcome: Outcome;
     try {
       outcome = transition(rundownId, row.state, action, order, now);
     } catch (error) {
@@ -326,25 +326,12 @@ export class RunnerService<R> {
       }
       return read || timed ? { status: after, side_effects: [], teamId: row.team_id, published: false } : RETRY_LOCKED;
     }
-    const jobs = plannedJobs(rundownId, outcome.state, order, now);
-    const writes = {
-      event: this.events.statusInsert(after, row.team_id, source.records),
-      plays: playChange(row.state, outcome),
-      run: row.run,
-      ...(requestKey === undefined ? {} : { requestKey }),
-    };
-    if (!(await this.shows.save(this.pool, rundownId, row.state.revision, outcome.state, jobs, after, writes))) {
+    const change = this.changeOf(rundownId, row, outcome, after, source, order, now, { requestKey });
+    if (!(await this.shows.save(this.pool, rundownId, row.state.revision, outcome.state, change.jobs, after, change.writes))) {
       this.known.delete(rundownId);
       return timed ? null : RETRY_LOCKED;
     }
-    return {
-      status: after,
-      side_effects: outcome.side_effects,
-      teamId: row.team_id,
-      jobs: { previous: row.jobs, next: jobs },
-      published: true,
-      row: savedRow(row, outcome.state, jobs, after, writes),
-    };
+    return change.committed;
   }
 
   /**
@@ -377,27 +364,43 @@ export class RunnerService<R> {
         if (outcome.overtime) await this.events.status(tx, after, row.team_id, source.records);
         return { status: after, side_effects: [], teamId: row.team_id, published: outcome.overtime };
       }
-      const jobs = plannedJobs(rundownId, outcome.state, order, now);
       const newRun = action.kind === 'reset';
-      const writes = {
-        event: this.events.statusInsert(after, row.team_id, source.records),
-        plays: playChange(row.state, outcome),
-        run: row.run + (newRun ? 1 : 0),
-        newRun,
-        ...(requestKey === undefined ? {} : { requestKey }),
-      };
-      await this.shows.save(tx, rundownId, row.state.revision, outcome.state, jobs, after, writes);
+      const change = this.changeOf(rundownId, row, outcome, after, source, order, now, { requestKey, newRun });
+      await this.shows.save(tx, rundownId, row.state.revision, outcome.state, change.jobs, after, change.writes);
       // The report of the show the reset closes reads the plays that statement just closed.
       if (newRun) await this.archive(tx, rundownId, row, source, order, now);
-      return {
-        status: after,
-        side_effects: outcome.side_effects,
-        teamId: row.team_id,
-        jobs: { previous: row.jobs, next: jobs },
-        published: true,
-        row: savedRow(row, outcome.state, jobs, after, writes),
-      };
+      return change.committed;
     });
+  }
+
+  /** What a changed outcome writes (`ShowsRepository.save`) and, once that committed, what it is (the row after it included). */
+  private changeOf(
+    rundownId: string,
+    row: ShowRow,
+    outcome: Outcome,
+    after: Status,
+    source: SourcedOrder<R>,
+    order: PlayableOrder,
+    now: number,
+    { requestKey, newRun = false }: { requestKey: string | undefined; newRun?: boolean },
+  ): { jobs: JobSpec[]; writes: ChangeWrites; committed: Committed } {
+    const jobs = plannedJobs(rundownId, outcome.state, order, now);
+    const writes: ChangeWrites = {
+      event: this.events.statusInsert(after, row.team_id, source.records),
+      plays: playChange(row.state, outcome),
+      run: row.run + (newRun ? 1 : 0),
+      newRun,
+      ...(requestKey === undefined ? {} : { requestKey }),
+    };
+    const committed = {
+      status: after,
+      side_effects: outcome.side_effects,
+      teamId: row.team_id,
+      jobs: { previous: row.jobs, next: jobs },
+      published: true,
+      row: savedRow(row, outcome.state, jobs, after, writes),
+    };
+    return { jobs, writes, committed };
   }
 
   /** Keeps the newer of two rows of one show (a read may answer after a later commit was remembered). */
