@@ -21,11 +21,12 @@ export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
       /** The playable orders kept between transitions (re-read only when their version moved), bounded by the cues they hold. */
       ORDER_CACHE_MAX_CUES: env.int(50_000, 1),
       /**
-       * How long a kept order is used on its order version in Redis alone (ms); after that it is checked
-       * with the rundown service once (a version write the rundown service could not make leaves an
-       * order stale at most this long). 0 checks on every transition.
+       * How long a kept order is used on its order token in Redis alone (ms); after that it is checked
+       * with the rundown service once. A token write the rundown service could not make is repaired
+       * sooner by the event follower, whose refresh asks on every edit's event; this bounds the rest.
+       * 0 checks on every transition.
        */
-      ORDER_CACHE_MAX_AGE_MS: env.int(5_000, 0),
+      ORDER_CACHE_MAX_AGE_MS: env.int(30_000, 0),
     },
     source,
   );

@@ -60,7 +60,7 @@ export class RundownOrderSource implements OrderSource<Cue> {
     signer: ContextSigner,
     maxHeldCues: number,
     private readonly tokens?: OrderTokenReader,
-    private readonly maxAgeMs = 5_000,
+    private readonly maxAgeMs = 30_000,
     private readonly clock: () => number = Date.now,
   ) {
     this.client = createClient(PlayableOrderServiceService, address, { deadlineMs, signer });
