@@ -13,7 +13,7 @@ export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
       RUNDOWN_ADDR: env.address(),
       LOG_LEVEL: env.logLevel(),
       DB_POOL_SIZE: env.int(10, 1),
-      /** Due jobs one replica holds at once: most of a job is its in-process wait for the due instant (TIMER_LEAD_MS), the rest one short transaction. */
+      /** Due jobs one replica holds at once: most of a job is its in-process wait for the due instant (TIMER_LEAD_MS), the rest one guarded statement. */
       TIMER_CONCURRENCY: env.int(32, 1),
       /** A due job is handed over this early (ms); the worker waits in process for the exact instant. */
       TIMER_LEAD_MS: env.int(30, 0),
