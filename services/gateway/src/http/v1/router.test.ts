@@ -68,7 +68,7 @@ let base = '';
 let server: ReturnType<express.Express['listen']>;
 beforeAll(async () => {
   const app = express();
-  app.use('/v1', buildRouter(table, authenticate, { before: [failOnDemand] }));
+  app.use(buildRouter(table, authenticate, { prefix: '/v1', before: [failOnDemand] }));
   app.use((req, res) => void res.status(404).json({ unmatched: `${req.method} ${req.path}` }));
   const problem: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
     res.status(500).json({ error: error instanceof URIError ? 'URIError' : error instanceof AppError ? error.code : String(error), detail: (error as Error).message });
@@ -175,7 +175,7 @@ describe('buildRouter over the real route tables', () => {
     for (const [prefix, routes] of Object.entries(tables)) {
       // The table's paths and methods, each answering with its place in the table.
       const bare = routes.map((r, i) => defineRoute({ method: r.method, path: r.path, summary: r.summary, tag: r.tag, auth: 'none', handler: async () => ({ data: i }) }));
-      app.use(prefix, buildRouter(bare, authenticate));
+      app.use(buildRouter(bare, authenticate, { prefix }));
     }
     app.use((_req, res) => void res.status(404).json({ data: null }));
     const listening = app.listen(0, '127.0.0.1');
