@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { admin, createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { admin, call, createTeam, system, v1, type TestTeam } from '../support/client.js';
 import { expectProblem } from '../support/problems.js';
 import { pidListeningOn } from '../support/processes.js';
 
@@ -102,6 +102,34 @@ describe('edge semantics', () => {
   it('matches paths case-sensitively everywhere (no self-contradicting 405)', async () => {
     expectProblem(await v1('GET', '/Auth', { token: owner }), 404, 'not_found');
     expectProblem(await v1('POST', '/Rundowns', { token: owner, body: { title: 'x' } }), 404, 'not_found');
+  });
+
+  it('routes v1 paths as it always has: one trailing slash, HEAD, parameters percent-decoded, literals as sent, 404 and 405 from the fallback', async () => {
+    const status = `/rundowns/${rundown}/status`;
+    const plain = await v1('GET', status, { token: owner });
+    expect(plain.status, plain.text).toBe(200);
+    const same = { ...plain.body.data, server_time: expect.any(Number) };
+    expect((await v1('GET', `${status}/`, { token: owner })).body.data).toEqual(same);
+    expect((await call(`${system().publicUrl}/V1${status}`, 'GET', { token: owner })).body.data).toEqual(same);
+    const head = await v1('HEAD', status, { token: owner });
+    expect([head.status, head.text, head.headers.get('content-type')]).toEqual([200, '', 'application/json; charset=utf-8']);
+    // A parameter is decoded (the same rundown, however spelled); a literal is matched as sent, so an
+    // encoded letter or colon names no route, and a parameter never spans a '/'.
+    const spelled = `%${rundown.charCodeAt(0).toString(16).toUpperCase()}${rundown.slice(1)}`;
+    expect((await v1('GET', `/rundowns/${spelled}/status`, { token: owner })).body.data).toEqual(same);
+    expectProblem(await v1('GET', `/rundowns/${rundown}%2Fx/status`, { token: owner }), 404, 'rundowns.not_found');
+    expectProblem(await v1('GET', `/rundowns/${rundown}/st%61tus`, { token: owner }), 404, 'not_found');
+    expectProblem(await v1('POST', `/rundowns/${rundown}/action%3Astart`, { token: owner }), 404, 'not_found');
+    expectProblem(await v1('GET', `${status}//`, { token: owner }), 404, 'not_found');
+    // The literal colon: action:start takes POST only; status takes GET (and so HEAD).
+    const get = await v1('GET', `/rundowns/${rundown}/action:start`, { token: owner });
+    expectProblem(get, 405, 'method_not_allowed');
+    expect(get.headers.get('allow')).toBe('POST');
+    const post = await v1('POST', status, { token: owner });
+    expectProblem(post, 405, 'method_not_allowed');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    // A route's own failure reaches the problem handler.
+    expectProblem(await v1('GET', '/rundowns/rd_missing/status', { token: owner }), 404, 'rundowns.not_found');
   });
 
   it('answers OPTIONS itself: 204 with Allow and the RateLimit headers, 404 on an unknown path', async () => {

@@ -18,9 +18,16 @@ const urls = {
 const routes = v1Routes({} as never, urls, {} as never, {} as never);
 const document = openApiDocument(routes, urls) as { openapi: string; paths: Record<string, Record<string, { 'x-error-codes': string[]; responses: Record<string, unknown> }>> };
 
-type Layer = { rawPath?: string; route?: { path: string | string[]; methods: Record<string, boolean> }; handle: { stack?: Layer[] } };
+type Layer = {
+  rawPath?: string;
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  handle: { stack?: Layer[]; served?: readonly { method: string; path: string }[] };
+};
 
-/** Every (method, path) the public app answers under /v1, read from Express's own routing table. */
+/**
+ * Every (method, path) the public app answers under /v1, read from what serves it: Express's own
+ * routing table, and the (method, path) pairs the v1 dispatcher compiled into its router.
+ */
 function servedV1Routes(): string[] {
   const app = createPublicApp({
     routes,
@@ -39,13 +46,16 @@ function servedV1Routes(): string[] {
         for (const path of [layer.route.path].flat()) {
           for (const method of Object.keys(layer.route.methods)) out.push(`${method.toUpperCase()} ${prefix}${path}`);
         }
+      } else if (layer.handle.served) {
+        for (const { method, path } of layer.handle.served) out.push(`${method} ${prefix}${path}`);
       } else if (layer.handle.stack) walk(layer.handle.stack, `${prefix}${layer.rawPath ?? ''}`);
     }
   };
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
+  // Express's `:id` and `\:`, find-my-way's `:id` and `::`, both to OpenAPI's `{id}` and `:`.
   return out
     .filter((r) => r.split(' ')[1]!.startsWith('/v1/'))
-    .map((r) => r.replace(' /v1/', ' /').replace(/\\:/g, ':').replace(/\/:(\w+)/g, '/{$1}'));
+    .map((r) => r.replace(' /v1/', ' /').replace(/\/:(\w+)/g, '/{$1}').replace(/\\:|::/g, ':'));
 }
 
 describe('the OpenAPI document', () => {

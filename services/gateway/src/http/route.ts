@@ -88,6 +88,16 @@ export function expressPath(path: string): string {
   return path.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
 }
 
+/** `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues::bulk` (find-my-way's syntax: a literal colon is doubled). */
+export function findMyWayPath(path: string): string {
+  return path.replace(/:/g, '::').replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues:bulk`: the template metrics and spans name a route by. */
+export function routeTemplate(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
 export function toIssues(error: z.ZodError): Issue[] {
   return error.issues.map((issue) => ({
     path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))),

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
-import { AppError, httpRouteOf, isStopping, recordHttpRequest, setHttpRoute, type Logger } from '@rundown/shared';
+import { AppError, httpRouteOf, isStopping, recordHttpRequest, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
 import type { IdempotencyStore } from '../edge/idempotency.js';
@@ -18,7 +18,7 @@ import { requestId } from './middleware/request-id.js';
 import { openApiDocument, staticV1Routes } from './openapi.js';
 import { sendProblem } from './problem.js';
 import type { RouteDef } from './route.js';
-import { buildRouter, type EdgeHooks } from './v1/router.js';
+import { buildRouter } from './v1/router.js';
 
 export interface PublicAppOptions {
   routes: RouteDef[];
@@ -88,30 +88,23 @@ export function createPublicApp(options: PublicAppOptions): Express {
     res.status(options.ready() ? 200 : 503).json({ status: options.ready() ? 'ready' : 'starting' });
   });
 
-  // After authentication and the role (in the router), as one step: name the trace by route, count
-  // the request, read the body (never for an unauthenticated or unauthorized request, whose
-  // 401/403/429 comes first; never for reads), then idempotency.
+  // After authentication and the role (in the router), as one step: count the request, read the
+  // body (never for an unauthenticated or unauthorized request, whose 401/403/429 comes first; never
+  // for reads), then idempotency. The router names the trace and the metrics by route.
   const keyed = idempotency(options.idempotencyStore, options.logger);
-  // The span's route label, worked out once per route rather than on every request.
-  const routeLabels = new Map<string, string>();
-  const routeLabel = (path: string): string => {
-    let label = routeLabels.get(path);
-    if (label === undefined) routeLabels.set(path, (label = `/v1${path.replaceAll('\\', '')}`));
-    return label;
-  };
   const edge: RequestHandler = (req, res, next) => {
-    setHttpRoute(res, routeLabel(String((req.route as { path?: string } | undefined)?.path ?? '')));
     const idempotent = (error?: unknown) => (error ? next(error) : settle(keyed(req, res, next), next));
     const body = (error?: unknown) => {
       if (error) return next(error);
-      if (res.locals.authError || req.method === 'GET' || req.method === 'HEAD') return idempotent();
+      // A read, or a request whose 401/403 is to be sent, has no body and no idempotency step (it
+      // would only pass it on, through two promises that cost more under the tracer's async context).
+      if (res.locals.authError || req.method === 'GET' || req.method === 'HEAD') return next();
       settle(jsonBody(req, res, idempotent), next);
     };
     settle(limit(req, res, body), next);
   };
-  const hooks: EdgeHooks = { before: [edge] };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
-  app.use('/v1', buildRouter(options.routes, authenticate, hooks));
+  app.use(buildRouter(options.routes, authenticate, { prefix: '/v1', before: [edge], labelRoutes: true }));
   if (options.v0) app.use('/api-v0/rundown', options.v0);
 
   // Self-description, generated once from the route table and the error catalogue.

@@ -32,14 +32,13 @@ export function createAdminApp(options: { routes: RouteDef[]; secret: string; ur
   // The body is read only once the secret is known good.
   const bodyOfAuthenticated: RequestHandler = (req, res, next) => (res.locals.authError ? next() : jsonBody(req, res, next));
   app.use(
-    '/admin',
     buildRouter(options.routes, async (req, route) => {
       const given = Buffer.from(presentedToken(req, route.auth));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new AppError('auth.invalid_token', { detail: 'The admin secret is not valid.' });
       }
       return adminPrincipal;
-    }, { before: [bodyOfAuthenticated] }),
+    }, { prefix: '/admin', before: [bodyOfAuthenticated] }),
   );
   app.use(notFoundOrMethodNotAllowed([{ prefix: '/admin', routes: options.routes }]));
   app.use(problemHandler(options.urls, options.logger));
