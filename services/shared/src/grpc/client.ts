@@ -60,6 +60,9 @@ async function* readStream(start: () => ClientReadableStream<unknown>, signal: A
 
 const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
+/** A client's HTTP/2 receive window: the largest answer it accepts (grpc-js's default limit), so none waits for a window update. */
+const ANSWER_WINDOW_BYTES = 4 * 1024 * 1024;
+
 /**
  * The gRPC target of a `<NAME>_ADDR`: `host:port` as it is; a comma list of replicas
  * (`127.0.0.1:50052,127.0.0.1:50062`) as grpc-js' static `ipv4:` list (IP addresses only).
@@ -84,6 +87,10 @@ export function createClient<Def extends object>(
 ): PromiseClient<Def> {
   const client = new Client(grpcTarget(address), credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // How much an answer may send before this client acknowledges it (HTTP/2 flow control): the
+    // default 64 KB made a 450 KB answer (a 500-cell bulk's cells) wait for several window updates,
+    // each a wake-up of both processes (a 300 KB call answered with 450 KB: p50 2.1-2.6 -> 1.4-1.6 ms).
+    'grpc-node.flow_control_window': ANSWER_WINDOW_BYTES,
     // Calls spread over every address the target names (a comma list, or every pod behind a headless
     // Service's DNS name); a replica that drains (GOAWAY) leaves the rotation and its calls go elsewhere.
     'grpc.service_config': ROUND_ROBIN,
