@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Change, Kind, RunnerPhase, RunnerState, type Event, type RundownEvent, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import { CueType, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
-import { applyEvent, PRE_SHOW_TIMESNAP, snapshotEmits, timesnapOf, v0Cue, type V0View } from './v0-records.js';
+import { newEvent, type EventPayload } from '@rundown/shared';
+import { applyEvent, PRE_SHOW_TIMESNAP, snapshotEmits, timesnapOf, V0_KINDS, v0Cue, type V0View } from './v0-records.js';
 
 const cue = (id: string, extra: Partial<Cue> = {}): Cue => ({
   id,
@@ -81,6 +82,25 @@ describe('applyEvent', () => {
     expect(applyEvent(v, '1-0', edit(cue('z', { title: 'Zed' }))).emits).toEqual([]);
     const removed: Event = { ...status({}), kind: Kind.KIND_RUNDOWN, payload: { $case: 'rundown', value: { change: Change.CHANGE_REMOVED, id: 'r' } as RundownEvent } };
     expect(applyEvent(v, '1-0', removed).removed).toBe(true);
+  });
+
+  it('an event of a kind outside V0_KINDS (which the event processor passes over undecoded) only moves the position', () => {
+    const cell = { cue_id: 'a', column_id: 'c', content: 'x', content_html: '<p>x</p>', created_at: new Date(0), updated_at: new Date(0) };
+    const others: EventPayload[] = [
+      { $case: 'cell', value: { change: Change.CHANGE_UPDATED, cue_id: 'a', column_id: 'c', cell } },
+      { $case: 'column', value: { change: Change.CHANGE_REMOVED, id: 'c', column: undefined } },
+      { $case: 'mention', value: { change: Change.CHANGE_REMOVED, id: 'm', mention: undefined } },
+      { $case: 'text_variable', value: { change: Change.CHANGE_REMOVED, key: 'v', text_variable: undefined } },
+      { $case: 'output_message', value: { change: Change.CHANGE_UPDATED, output_message: undefined } },
+    ];
+    const covered = new Set([...V0_KINDS, ...others.map((payload) => newEvent('r', 't', payload).kind)]);
+    expect(covered.size, 'every kind is either applied or passed over').toBe(Object.values(Kind).filter((k) => typeof k === 'number' && k >= 0).length);
+    for (const payload of others) {
+      const event = newEvent('r', 't', payload);
+      expect(V0_KINDS.has(event.kind), payload.$case).toBe(false);
+      const before = view({ currentCue: v0Cue(cue('a')) });
+      expect(applyEvent(before, '5-0', event)).toEqual({ view: { ...before, pos: '5-0' }, emits: [] });
+    }
   });
 
   it('the connect snapshot is rundown, currentCue, nextCue, timesnap', () => {

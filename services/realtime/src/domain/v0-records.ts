@@ -1,4 +1,4 @@
-import { Change, RunnerPhase, type Event, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
+import { Change, Kind, RunnerPhase, type Event, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { cueTypeNames, rundownStatusNames, type V0Cue, type V0PushEventName, type V0Rundown, type V0Timesnap } from '@rundown/shared';
@@ -106,6 +106,13 @@ const fresher = (incoming: V0Cue | null, known: V0Cue | null): V0Cue | null =>
  * sent, so a status event that changes nothing v0 shows (an over-time deadline) sends nothing.
  * `removed: true` when the rundown is gone (its clients are disconnected).
  */
+/**
+ * The kinds of event `applyEvent` acts on (any other only moves the view's position), and the
+ * unspecified kind, which names no payload: a reader may pass over every other kind without decoding
+ * it (a bulk cell write is hundreds of events v0 shows nothing of).
+ */
+export const V0_KINDS: ReadonlySet<Kind> = new Set([Kind.KIND_UNSPECIFIED, Kind.KIND_STATUS, Kind.KIND_RUNDOWN, Kind.KIND_CUE]);
+
 export function applyEvent(view: V0View, id: string, event: Event): { view: V0View; emits: V0Emit[]; removed?: true } {
   const next: V0View = { ...view, pos: id };
   const emits: V0Emit[] = [];

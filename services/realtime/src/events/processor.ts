@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { decodeStreamEntry, eventKeys, type Logger } from '@rundown/shared';
-import { applyEvent, type V0Emit, type V0View } from '../domain/v0-records.js';
+import { decodeStreamEntry, eventKeys, streamEntryKind, type Logger } from '@rundown/shared';
+import { applyEvent, V0_KINDS, type V0Emit, type V0View } from '../domain/v0-records.js';
 import type { StreamEntries, ViewStore } from '../repositories/views.js';
 
 export const CONSUMER_GROUP = 'realtime-v0';
@@ -135,7 +135,15 @@ export class EventProcessor {
    */
   private applyPage(rundownId: string, start: V0View, raw: StreamEntries): V0View | typeof REMOVED {
     let view = start;
+    // The position past events v0 shows nothing of (a bulk cell write's hundreds), read by kind
+    // without decoding them, and set once after them.
+    let passed: string | undefined;
     for (const entry of raw) {
+      if (!V0_KINDS.has(streamEntryKind(entry))) {
+        passed = entry[0].toString();
+        continue;
+      }
+      passed = undefined;
       const { id, event } = decodeStreamEntry(entry);
       const applied = applyEvent(view, id, event);
       if (applied.removed) {
@@ -145,7 +153,7 @@ export class EventProcessor {
       for (const emit of applied.emits) this.broadcaster.emit(rundownId, emit);
       view = applied.view;
     }
-    return view;
+    return passed === undefined ? view : { ...view, pos: passed };
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decodeEvent, type Event, type Kind } from './codec.js';
+import { decodeEvent, encodedEventKind, type Event, type Kind } from './codec.js';
 import { eventKeys } from './keys.js';
 
 /** An event as read from its rundown's stream: `id` is its position there (`<ms>-<n>`, the SSE id). */
@@ -37,6 +37,11 @@ function fields(raw: Buffer[]): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   for (let i = 0; i + 1 < raw.length; i += 2) out.set(raw[i]!.toString(), raw[i + 1]!);
   return out;
+}
+
+/** The kind of a raw stream entry's event, read without decoding its payload (`encodedEventKind`). */
+export function streamEntryKind([, raw]: [Buffer, Buffer[]]): Kind {
+  return encodedEventKind(fields(raw).get('e') ?? Buffer.alloc(0));
 }
 
 /** One raw stream entry (`[id, [field, value, ...]]`, as XRANGE/XREAD answer with buffers), decoded. */
