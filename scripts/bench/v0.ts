@@ -55,6 +55,12 @@ const { values } = parseArgs({
 });
 const CLIENTS = Number(values.clients);
 const PRESSES = Number(values.presses);
+/**
+ * Presses before each measured series, not measured: the first fan-outs of a series compile its code
+ * paths in the server and in every client process (in one run the system's first three presses took
+ * 131, 58 and 58 ms, every later one 3-39 ms, which made the first presses the p99 of 100).
+ */
+const WARMUP_PRESSES = 5;
 const CLIENT_PROCESSES = Math.max(1, Math.min(CLIENTS, Number(values['client-processes'])));
 const root = resolve(import.meta.dirname, '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -177,15 +183,15 @@ try {
   const bareLatencies: number[] = [];
   const bareCpuBefore = cpuMs(bare.child.pid!);
   const bareClientCpuBefore = bareClients.cpuMs();
-  for (let p = 0; p < PRESSES + 5; p++) {
+  for (let p = 0; p < PRESSES + WARMUP_PRESSES; p++) {
     const cueId = `bare-${p}`;
     const sent = monotonicMs();
     await (await fetch(`${bare.url}/emit`, { method: 'POST', body: JSON.stringify({ cueId }) })).text();
     const { last } = await bareClients.all(cueId);
-    if (p >= 5) bareLatencies.push(last - sent);
+    if (p >= WARMUP_PRESSES) bareLatencies.push(last - sent);
   }
-  const bareCpuPerEmit = (cpuMs(bare.child.pid!) - bareCpuBefore) / (PRESSES + 5);
-  const bareClientCpuPerEmit = (bareClients.cpuMs() - bareClientCpuBefore) / (PRESSES + 5);
+  const bareCpuPerEmit = (cpuMs(bare.child.pid!) - bareCpuBefore) / (PRESSES + WARMUP_PRESSES);
+  const bareClientCpuPerEmit = (bareClients.cpuMs() - bareClientCpuBefore) / (PRESSES + WARMUP_PRESSES);
   // The same with what one v0 change sends: `currentCue`, `nextCue` and `timesnap`, records as v0's.
   const bareV0Latencies: number[] = [];
   const bareV0CpuBefore = cpuMs(bare.child.pid!);
@@ -194,17 +200,17 @@ try {
     const at = new Date().toISOString();
     return { id: `bare-v0-cue-${n}`, type: 'cue', title: `Q${n}`, subtitle: '', duration: 600_000, backgroundColor: '', locked: false, createdAt: at, updatedAt: at };
   };
-  for (let p = 0; p < PRESSES + 5; p++) {
+  for (let p = 0; p < PRESSES + WARMUP_PRESSES; p++) {
     const cueId = `bare-v0-${p}`;
     const kickoff = Date.now();
     const change = { currentCue: { ...cueRecord(p), id: cueId }, nextCue: cueRecord(p + 1), timesnap: { lastStop: null, kickoff, running: true, cueId, deadline: kickoff + 600_000 } };
     const sent = monotonicMs();
     await (await fetch(`${bare.url}/emit-v0`, { method: 'POST', body: JSON.stringify(change) })).text();
     const { last } = await bareClients.all(cueId);
-    if (p >= 5) bareV0Latencies.push(last - sent);
+    if (p >= WARMUP_PRESSES) bareV0Latencies.push(last - sent);
   }
-  const bareV0CpuPerEmit = (cpuMs(bare.child.pid!) - bareV0CpuBefore) / (PRESSES + 5);
-  const bareV0ClientCpuPerEmit = (bareClients.cpuMs() - bareV0ClientCpuBefore) / (PRESSES + 5);
+  const bareV0CpuPerEmit = (cpuMs(bare.child.pid!) - bareV0CpuBefore) / (PRESSES + WARMUP_PRESSES);
+  const bareV0ClientCpuPerEmit = (bareClients.cpuMs() - bareV0ClientCpuBefore) / (PRESSES + WARMUP_PRESSES);
   await bareClients.close();
   bare.child.kill('SIGTERM');
   const bareStats = summarize(bareLatencies);
@@ -237,7 +243,7 @@ try {
   const v0Token = (await adminPost(`/teams/${team.id}/v0-token`, {})).token as string;
   const rundown = await must(`${ready.base_url}/rundowns`, 'POST', owner, {
     title: 'bench v0',
-    cues: Array.from({ length: PRESSES + 2 }, (_, i) => ({ title: `Q${i}`, duration_ms: 600_000 })),
+    cues: Array.from({ length: WARMUP_PRESSES + PRESSES + 2 }, (_, i) => ({ title: `Q${i}`, duration_ms: 600_000 })),
   }, 201);
   await must(`${ready.base_url}/rundowns/${rundown.id}/action:start`, 'POST', owner);
 
@@ -290,6 +296,13 @@ try {
   await adapterTap.subscribe(`socket.io#/#rundown:${rundown.id}#`);
   await sleep(200);
 
+  // The system's warm-up presses, as the bare series had theirs.
+  let missing = 0;
+  for (let p = 0; p < WARMUP_PRESSES; p++) {
+    const status = await must(`${ready.base_url}/rundowns/${rundown.id}/action:next`, 'POST', owner);
+    missing += (await clients.all(status.active_cue.id as string)).missing;
+  }
+
   // CPU per press: the two bench replicas, the launcher's services (its client-less realtime replica
   // among them), the client processes.
   const services = [...servicePids(ready.pid)].filter(([name]) => ['realtime', 'gateway', 'runner', 'rundown'].includes(name));
@@ -307,7 +320,6 @@ try {
   const latencies: number[] = [];
   const fromSent: number[] = [];
   const firsts: number[] = [];
-  let missing = 0;
   for (let p = 0; p < PRESSES; p++) {
     const landedBefore = landed.length;
     const sent = monotonicMs();
