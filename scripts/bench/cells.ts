@@ -8,7 +8,7 @@
 // where the launcher offers it, telemetry exported to a local OTLP sink as deployed) unless given
 // a running one: --url <base_url> --admin-url <admin_url> --admin-secret <secret>.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,7 +19,7 @@ import { createDatabase, isolatedRedis, startInfra } from '../../test/support/in
 import { freePorts, startSystem } from '../launcher/child.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
 import { formatSummary, profileWindow, summarize } from './stats.js';
-import { cpuMs, startTraceSink } from './support.js';
+import { cpuMs, startTraceSink, statusOf } from './support.js';
 
 const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--warmup-reads 3000] [--big-cues 1000] [--skip-pages] [--parts bulk,pages,single] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
@@ -141,28 +141,8 @@ async function request(url: string, method: string, token: string, body?: unknow
   }
 }
 
-/**
- * The sequential reads' client: one keep-alive connection through node:http, as the runner bench
- * reads status sequentially, rather than fetch (undici), whose own CPU per request was about a
- * quarter of a single-coordinate read's time on this 2-core machine, client and services sharing it.
- */
+/** The sequential reads' connection: one, kept alive, as the runner bench reads status. */
 const sequential = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function sequentialGet(url: string, token: string): Promise<Envelope> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { agent: sequential, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode === 200) resolve(JSON.parse(text) as Envelope);
-        else reject(new Error(`GET ${url}: ${res.statusCode} ${text.slice(0, 500)}`));
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -293,32 +273,38 @@ async function run(target: Target): Promise<void> {
     if (measured) print(`${'  CPU ms per page'.padEnd(34)} ${pagesCpu}`);
   }
 
-  // 3. One coordinate, sequential.
-  const single: number[] = [];
-  if (parts.has('single')) {
-    const singleRead = async (i: number) => {
-      const c = all[(i * 7919) % all.length]!;
-      const ms = await timed(() => sequentialGet(`${target.baseUrl}/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`, token));
-      if (i >= warmupReads) single.push(ms);
-    };
-    for (let i = 0; i < warmupReads; i++) await singleRead(i);
-    const singleCpu = await cpuPerRequest(pids, reads, async () => {
-      for (let i = warmupReads; i < warmupReads + reads; i++) await singleRead(i);
+  /**
+   * A sequential series over the one connection: `warmupReads` unmeasured reads, then `reads`
+   * measured, with each process's CPU per read.
+   */
+  const sequentialSeries = async (url: (i: number) => string) => {
+    const latencies: number[] = [];
+    const read = (i: number) =>
+      timed(async () => {
+        const status = await statusOf(url(i), { authorization: `Bearer ${token}` }, sequential);
+        if (status !== 200) throw new Error(`GET ${url(i)}: ${status}`);
+      });
+    for (let i = 0; i < warmupReads; i++) await read(i);
+    const cpu = await cpuPerRequest(pids, reads, async () => {
+      for (let i = warmupReads; i < warmupReads + reads; i++) latencies.push(await read(i));
     });
+    return { latencies, cpu };
+  };
+
+  // 3. One coordinate, sequential.
+  let single: number[] = [];
+  if (parts.has('single')) {
+    const series = await sequentialSeries((i) => {
+      const c = all[(i * 7919) % all.length]!;
+      return `${target.baseUrl}/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`;
+    });
+    single = series.latencies;
     print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
-    if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${singleCpu}`);
+    if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${series.cpu}`);
   }
 
   // Baseline from the same run, on the same noisy machine: the cheapest authenticated read.
-  const baseline: number[] = [];
-  const baselineRead = async (i: number) => {
-    const ms = await timed(() => sequentialGet(`${target.baseUrl}/rundowns/${small.id}`, token));
-    if (i >= warmupReads) baseline.push(ms);
-  };
-  for (let i = 0; i < warmupReads; i++) await baselineRead(i);
-  const baselineCpu = await cpuPerRequest(pids, reads, async () => {
-    for (let i = warmupReads; i < warmupReads + reads; i++) await baselineRead(i);
-  });
+  const { latencies: baseline, cpu: baselineCpu } = await sequentialSeries(() => `${target.baseUrl}/rundowns/${small.id}`);
   const base = summarize(baseline);
   print(formatSummary('baseline GET /rundowns/:id (seq.)', base));
   if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${baselineCpu}`);

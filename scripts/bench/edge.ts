@@ -18,7 +18,7 @@
 //
 // Traffic goes to loopback only, and every loop is bounded by time and by a request cap.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,7 @@ import { freePorts, startSystem } from '../launcher/child.js';
 import { createDatabase } from '../../test/support/infra.js';
 import { percentile, summarize } from './stats.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
-import { cpuMs, servicePids, startBareExpress, startTraceSink } from './support.js';
+import { cpuMs, servicePids, startBareExpress, startTraceSink, statusOf } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -65,16 +65,6 @@ interface Result {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-function once(url: URL, headers: Record<string, string>, via: Agent = agent): Promise<number> {
-  return new Promise((ok, fail) => {
-    const req = request(url, { agent: via, headers }, (res) => {
-      res.resume();
-      res.on('end', () => ok(res.statusCode ?? 0));
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
 
 interface Sample {
   latencies: number[];
@@ -95,7 +85,7 @@ async function load(url: URL, headers: Record<string, string>, expectStatus: num
     while (performance.now() < deadline && latencies.length + errors < MAX_REQUESTS) {
       const t0 = performance.now();
       try {
-        const status = await once(url, headers);
+        const status = await statusOf(url, headers, agent);
         if (status === expectStatus) latencies.push(performance.now() - t0);
         else errors++;
       } catch {
@@ -181,7 +171,7 @@ try {
     { name: 'GET /v1/rundowns/:id', url: new URL(`${ready.base_url}/rundowns/${rundownId}`), headers: auth, processes: ['gateway', 'rundown'] },
   ];
   for (const t of targets) {
-    const status = await once(t.url, t.headers);
+    const status = await statusOf(t.url, t.headers, agent);
     if (status !== 200) throw new Error(`${t.name} answered ${status}`);
   }
   for (const t of targets) await load(t.url, t.headers, 200, warmup);
@@ -198,7 +188,7 @@ try {
   const single = new Agent({ keepAlive: true, maxSockets: 1 });
   const readUrl = targets[3]!.url;
   const sequentialOnce = async () => {
-    const status = await once(readUrl, auth, single);
+    const status = await statusOf(readUrl, auth, single);
     if (status !== 200) throw new Error(`sequential read answered ${status}`);
   };
   for (let i = 0; i < 200; i++) await sequentialOnce();

@@ -21,13 +21,13 @@
 //              timers' time window goes to <dir>/timers-window.json (profile-summary.ts --window <it>)
 //
 // Traffic goes to loopback only; every loop is bounded by time or count.
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { percentile, profileWindow, summarize } from './stats.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
 import { pidListeningOn } from '../../test/support/processes.js';
-import { cpuMs, must, servicePids, startBareExpress, startBenchSystem } from './support.js';
+import { cpuMs, must, servicePids, startBareExpress, startBenchSystem, statusOf } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -58,16 +58,6 @@ for (const p of parts) if (!(PARTS as readonly string[]).includes(p)) throw new 
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-function once(url: URL, headers: Record<string, string>, via: Agent = agent, method = 'GET'): Promise<number> {
-  return new Promise((ok, fail) => {
-    const req = request(url, { agent: via, headers, method }, (res) => {
-      res.resume();
-      res.on('end', () => ok(res.statusCode ?? 0));
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
 
 interface Sample {
   latencies: number[];
@@ -84,7 +74,7 @@ async function load(url: URL, headers: Record<string, string>, durationS: number
     while (performance.now() < deadline && latencies.length + errors < MAX_REQUESTS) {
       const t0 = performance.now();
       try {
-        if ((await once(url, headers)) === 200) latencies.push(performance.now() - t0);
+        if ((await statusOf(url, headers, agent)) === 200) latencies.push(performance.now() - t0);
         else errors++;
       } catch {
         errors++;
@@ -162,11 +152,11 @@ try {
     const pressSamples: number[] = [];
     const { cpu } = await cpuDuring(watched, async () => {
       for (const id of pressShows) {
-        if ((await once(new URL(`${base}/rundowns/${id}/action:start`), auth, single, 'POST')) !== 200) throw new Error('start failed');
+        if ((await statusOf(new URL(`${base}/rundowns/${id}/action:start`), auth, single, 'POST')) !== 200) throw new Error('start failed');
         const next = new URL(`${base}/rundowns/${id}/action:next`);
         for (let j = 0; j < 100 && pressSamples.length < presses; j++) {
           const t0 = performance.now();
-          const status = await once(next, auth, single, 'POST');
+          const status = await statusOf(next, auth, single, 'POST');
           if (status !== 200) throw new Error(`action:next answered ${status}`);
           pressSamples.push(performance.now() - t0);
         }
@@ -280,7 +270,7 @@ try {
   if (parts.has('status')) {
     const statusUrl = new URL(`${base}/rundowns/${pressShows[0]}/status`);
     const readAuth = { authorization: `Bearer ${viewer}` };
-    if ((await once(statusUrl, readAuth)) !== 200) throw new Error('GET /status did not answer 200');
+    if ((await statusOf(statusUrl, readAuth, agent)) !== 200) throw new Error('GET /status did not answer 200');
     const targets = [
       { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {} },
       { name: 'GET /v1/rundowns/:id/status', url: statusUrl, headers: readAuth },
@@ -305,11 +295,11 @@ try {
     });
     const ratio = results[1]!.throughput / results[0]!.throughput;
     const readOne = new Agent({ keepAlive: true, maxSockets: 1 });
-    for (let i = 0; i < 200; i++) await once(statusUrl, readAuth, readOne);
+    for (let i = 0; i < 200; i++) await statusOf(statusUrl, readAuth, readOne);
     const sequentialSamples: number[] = [];
     for (let i = 0; i < sequentialCount; i++) {
       const t0 = performance.now();
-      if ((await once(statusUrl, readAuth, readOne)) !== 200) throw new Error('sequential status read failed');
+      if ((await statusOf(statusUrl, readAuth, readOne)) !== 200) throw new Error('sequential status read failed');
       sequentialSamples.push(performance.now() - t0);
     }
     readOne.destroy();

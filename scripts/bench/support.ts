@@ -1,7 +1,7 @@
-// Pieces the benches share: the bare Express 5 baseline, a trace sink, and a process's CPU time.
+// Pieces the benches share: the bare Express 5 baseline, a trace sink, an HTTP client, and a process's CPU time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Agent, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -40,6 +40,22 @@ export async function startTraceSink(): Promise<{ url: string; server: Server; r
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${port}`, server, received: () => received };
+}
+
+/**
+ * One request through `agent` (keep-alive), its answer read and dropped: its status code. The benches'
+ * client for latency series: node:http rather than fetch, whose (undici's) own CPU per request was a
+ * visible share of a short read on this 2-core machine, client and services sharing it.
+ */
+export function statusOf(url: URL | string, headers: Record<string, string>, agent: Agent, method = 'GET'): Promise<number> {
+  return new Promise((ok, fail) => {
+    const req = request(url, { agent, headers, method }, (res) => {
+      res.resume();
+      res.on('end', () => ok(res.statusCode ?? 0));
+    });
+    req.on('error', fail);
+    req.end();
+  });
 }
 
 const CLOCK_TICKS = 100; // USER_HZ, 100 on Linux

@@ -101,18 +101,18 @@ const fresher = (incoming: V0Cue | null, known: V0Cue | null): V0Cue | null =>
   incoming && known && incoming.id === known.id && incoming.updatedAt < known.updatedAt ? known : incoming;
 
 /**
- * Applies one domain event to the view: the new view and what v0 clients must be sent, in order
- * (`currentCue`, then `nextCue`, then `timesnap` for one runner change). Only what changed is
- * sent, so a status event that changes nothing v0 shows (an over-time deadline) sends nothing.
- * `removed: true` when the rundown is gone (its clients are disconnected).
- */
-/**
  * The kinds of event `applyEvent` acts on (any other only moves the view's position), and the
  * unspecified kind, which names no payload: a reader may pass over every other kind without decoding
  * it (a bulk cell write is hundreds of events v0 shows nothing of).
  */
 export const V0_KINDS: ReadonlySet<Kind> = new Set([Kind.KIND_UNSPECIFIED, Kind.KIND_STATUS, Kind.KIND_RUNDOWN, Kind.KIND_CUE]);
 
+/**
+ * Applies one domain event to the view: the new view and what v0 clients must be sent, in order
+ * (`currentCue`, then `nextCue`, then `timesnap` for one runner change). Only what changed is
+ * sent, so a status event that changes nothing v0 shows (an over-time deadline) sends nothing.
+ * `removed: true` when the rundown is gone (its clients are disconnected).
+ */
 export function applyEvent(view: V0View, id: string, event: Event): { view: V0View; emits: V0Emit[]; removed?: true } {
   const next: V0View = { ...view, pos: id };
   const emits: V0Emit[] = [];

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decodeStreamEntry, eventKeys, streamEntryKind, type Logger } from '@rundown/shared';
+import { decodeEvent, encodedEventKind, eventKeys, streamEntryEvent, type Logger } from '@rundown/shared';
 import { applyEvent, V0_KINDS, type V0Emit, type V0View } from '../domain/v0-records.js';
 import type { StreamEntries, ViewStore } from '../repositories/views.js';
 
@@ -139,13 +139,13 @@ export class EventProcessor {
     // without decoding them, and set once after them.
     let passed: string | undefined;
     for (const entry of raw) {
-      if (!V0_KINDS.has(streamEntryKind(entry))) {
+      const bytes = streamEntryEvent(entry);
+      if (!V0_KINDS.has(encodedEventKind(bytes))) {
         passed = entry[0].toString();
         continue;
       }
       passed = undefined;
-      const { id, event } = decodeStreamEntry(entry);
-      const applied = applyEvent(view, id, event);
+      const applied = applyEvent(view, entry[0].toString(), decodeEvent(bytes));
       if (applied.removed) {
         this.broadcaster.disconnectRundown(rundownId);
         return REMOVED;

@@ -1,4 +1,4 @@
-import { decodeStreamEntry, eventKeys, Kind, readEventIndex } from '@rundown/shared';
+import { encodedEventKind, eventKeys, Kind, readEventIndex, streamEntryEvent } from '@rundown/shared';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -62,7 +62,7 @@ export class RundownEventFollower {
           for (const [i, [error, found]] of ((await reads.exec()) ?? []).entries()) {
             if (error) throw error;
             const [raw] = found as [Buffer, Buffer[]][];
-            if (raw && showChanging(decodeStreamEntry(raw).event.kind)) changed.add(unnamed[i]!.rundown_id);
+            if (raw && showChanging(encodedEventKind(streamEntryEvent(raw)))) changed.add(unnamed[i]!.rundown_id);
           }
         }
         // One refresh per rundown per batch, however many edits it had.

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decodeEvent, encodedEventKind, type Event, type Kind } from './codec.js';
+import { decodeEvent, type Event, type Kind } from './codec.js';
 import { eventKeys } from './keys.js';
 
 /** An event as read from its rundown's stream: `id` is its position there (`<ms>-<n>`, the SSE id). */
@@ -39,14 +39,18 @@ function fields(raw: Buffer[]): Map<string, Buffer> {
   return out;
 }
 
-/** The kind of a raw stream entry's event, read without decoding its payload (`encodedEventKind`). */
-export function streamEntryKind([, raw]: [Buffer, Buffer[]]): Kind {
-  return encodedEventKind(fields(raw).get('e') ?? Buffer.alloc(0));
+/**
+ * The encoded event of a raw stream entry (`[id, [field, value, ...]]`, as XRANGE/XREAD answer with
+ * buffers; the event is field `e`): `encodedEventKind` reads its kind without decoding it,
+ * `decodeEvent` decodes it.
+ */
+export function streamEntryEvent([, raw]: [Buffer, Buffer[]]): Buffer {
+  return fields(raw).get('e') ?? Buffer.alloc(0);
 }
 
-/** One raw stream entry (`[id, [field, value, ...]]`, as XRANGE/XREAD answer with buffers), decoded. */
-export function decodeStreamEntry([id, raw]: [Buffer, Buffer[]]): StreamedEvent {
-  return { id: id.toString(), event: decodeEvent(fields(raw).get('e') ?? Buffer.alloc(0)) };
+/** One raw stream entry, decoded. */
+export function decodeStreamEntry(entry: [Buffer, Buffer[]]): StreamedEvent {
+  return { id: entry[0].toString(), event: decodeEvent(streamEntryEvent(entry)) };
 }
 
 /** The id of the newest event in the rundown's stream (`'0-0'` when it holds none). */
