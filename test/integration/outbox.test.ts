@@ -116,6 +116,56 @@ describe('transactional outbox', () => {
     await stop(relay);
   });
 
+  it("appends its own process's events from memory and reads back another replica's, in one order", async () => {
+    const relay = await startRelay();
+    const replica = new Outbox(schema, 'it'); // another process's outbox: the same table and source
+    const rd = rundownId();
+    const before = relay.taken();
+    await write(rd, 'a', 'b');
+    await db.transaction((tx) => replica.enqueue(tx, [event(rd, 'c')]));
+    await write(rd, 'd');
+    await db
+      .transaction(async (tx) => {
+        await outbox.enqueue(tx, [event(rd, 'rolled back')]);
+        throw new Error('abort');
+      })
+      .catch(() => undefined);
+    await write(rd, 'e');
+    await until(async () => (await labels(rd)).length === 5);
+    await relay.drain();
+    expect(await labels(rd)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const after = relay.taken();
+    expect(after.fromMemory - before.fromMemory).toBe(4);
+    expect(after.readBack - before.readBack).toBe(1);
+    // The index names the rundown's newest event and the kinds of each run.
+    const index = (await readEventIndex(redis, '0-0', { count: 1_000_000 })).filter((e) => e.rundown_id === rd);
+    expect(index.at(-1)?.event_id).toBe((await readRundownEvents(redis, rd, '0-0')).at(-1)?.id);
+    expect(index.every((e) => e.kinds?.join() === `${Kind.KIND_TEXT_VARIABLE}`)).toBe(true);
+    await stop(relay);
+  });
+
+  it('indexes a bulk as one entry per run of a rundown, naming its kinds, not one per event', async () => {
+    const relay = await startRelay();
+    const [bulk, other] = [rundownId(), rundownId()];
+    const cell = (i: number) =>
+      newEvent(bulk, 'team_it', { $case: 'cell', value: { change: Change.CHANGE_REMOVED, cue_id: `cue_${i}`, column_id: 'col_1', cell: undefined } });
+    // 250 events of one rundown with one of another between them: three append calls of up to 100.
+    const events = [...Array.from({ length: 120 }, (_, i) => cell(i)), event(other, 'between'), event(bulk, 'variable'), ...Array.from({ length: 129 }, (_, i) => cell(120 + i))];
+    const indexBefore = (await redis.xrevrange(eventKeys.index, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+    await db.transaction((tx) => outbox.enqueue(tx, events));
+    await relay.drain();
+    const stream = await readRundownEvents(redis, bulk, '0-0', { count: 1_000 });
+    expect(stream).toHaveLength(250);
+    const index = (await readEventIndex(redis, indexBefore, { count: 1_000 })).filter((e) => [bulk, other].includes(e.rundown_id));
+    expect(index.map((e) => [e.rundown_id, e.event_id, e.kinds])).toEqual([
+      [bulk, stream[99]!.id, [Kind.KIND_CELL]],
+      [bulk, stream[198]!.id, [Kind.KIND_CELL, Kind.KIND_TEXT_VARIABLE]],
+      [other, (await readRundownEvents(redis, other, '0-0'))[0]!.id, [Kind.KIND_TEXT_VARIABLE]],
+      [bulk, stream[249]!.id, [Kind.KIND_CELL]],
+    ]);
+    await stop(relay);
+  });
+
   it('delivers a committed event within milliseconds through NOTIFY, without a poll', async () => {
     const relay = await startRelay({ pollMs: 60_000 });
     const rd = rundownId();
@@ -167,8 +217,15 @@ describe('transactional outbox', () => {
       const ids = (await readRundownEvents(redis, rd, '0-0', { count: 100 })).map((e) => e.id);
       expect(ids.every((id, i) => i === 0 || compareEventIds(ids[i - 1]!, id) < 0)).toBe(true);
     }
+    // The index: per rundown, runs of its events in order, the last one naming its newest event.
     const index = await readEventIndex(redis, '0-0', { count: 1_000_000 });
-    for (const rd of rundowns) expect(index.filter((e) => e.rundown_id === rd).map((e) => e.kind)).toEqual(Array(40).fill(Kind.KIND_TEXT_VARIABLE));
+    for (const rd of rundowns) {
+      const ids = (await readRundownEvents(redis, rd, '0-0', { count: 100 })).map((e) => e.id);
+      const entries = index.filter((e) => e.rundown_id === rd);
+      expect(entries.every((e) => ids.includes(e.event_id) && e.kinds?.join() === `${Kind.KIND_TEXT_VARIABLE}`)).toBe(true);
+      expect(entries.every((e, i) => i === 0 || compareEventIds(entries[i - 1]!.event_id, e.event_id) < 0)).toBe(true);
+      expect(entries.at(-1)?.event_id).toBe(ids.at(-1));
+    }
     await Promise.all([stop(a), stop(b)]);
   });
 

@@ -52,10 +52,10 @@ export class RundownEventFollower {
         const entries = await readEventIndex(this.redis, after, { count: 500, blockMs: SAVE_POSITION_MS });
         if (!entries.length) continue;
         after = entries.at(-1)!.id;
-        // The index names each event's kind; only entries from before it did are fetched to learn it,
-        // in one pipeline (one round trip, not one per entry).
-        const changed = new Set(entries.filter((e) => e.kind !== undefined && showChanging(e.kind)).map((e) => e.rundown_id));
-        const unnamed = entries.filter((e) => e.kind === undefined);
+        // The index names the kinds of each run of events; only entries from before it did (one event
+        // each) are fetched to learn it, in one pipeline (one round trip, not one per entry).
+        const changed = new Set(entries.filter((e) => e.kinds?.some(showChanging)).map((e) => e.rundown_id));
+        const unnamed = entries.filter((e) => e.kinds === undefined);
         if (unnamed.length) {
           const reads = this.redis.pipeline();
           for (const entry of unnamed) reads.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);

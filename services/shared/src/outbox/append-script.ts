@@ -1,16 +1,21 @@
 /**
- * Appends a batch of relayed events (in seq order) to their rundowns' streams and to the index,
- * atomically, each unless its source already relayed that seq (or a later one) for the rundown: a
- * repeated append is a no-op, so re-relaying after a crash can never duplicate an event. Then trims
- * each touched stream and the index once, and refreshes the touched streams' expiry once.
+ * Appends a batch of relayed events (in seq order) to their rundowns' streams, atomically, each
+ * unless its source already relayed that seq (or a later one) for the rundown: a repeated append is
+ * a no-op, so re-relaying after a crash can never duplicate an event. Then, per rundown appended to:
+ * its relayed mark once, one index entry for its run of events (the run's last entry id and the
+ * kinds it holds: a follower learns "this rundown has news of these kinds up to here" once, not
+ * once per event of a 500-cell bulk), one trim and one expiry refresh; and the index is trimmed once.
  *
- * KEYS: 1 index stream, then per event: rundown stream, relayed hash
+ * KEYS: 1 index stream, then per rundown of the batch (its slot, from 1): rundown stream, relayed hash
  * ARGV: 1 source, 2 max length, 3 max age ms, 4 index max length, 5 idle ttl ms (0: none),
- *       then per event: seq, encoded event, rundown id, kind (the Kind enum's number)
+ *       6 a group of numbers per event, in order: "<slot> <seq> <kind> <length>;" (kind: the Kind enum's number),
+ *       7 the encoded events one after another (each <length> bytes), then per slot: rundown id
  * Returns, per event, the new entry id or false when it was a repeat.
  *
  * One call per batch rather than one per event: per event, the call's own cost (arguments,
  * script lookup, reply) was a share of a bulk write's relay comparable to the appends themselves.
+ * The events as one argument and their numbers as one group each, rather than four arguments and
+ * two keys per event: the client's cost of sizing and copying thousands of arguments went too.
  *
  * The relayed hash also holds `~trimmed`: the newest entry id trimming removed (see isContinuous).
  *
@@ -33,34 +38,51 @@ local function trim(key, maxLen, cutoffMs, markKey)
 end
 
 local source = ARGV[1]
+local events = ARGV[7]
 local ids = {}
-local touched = {}
+-- Per slot: the last seq relayed (read once, then as appended), and the run appended for it.
+local last = {}
+local runs = {}
 local order = {}
-for i = 1, (#KEYS - 1) / 2 do
-  local stream, relayed = KEYS[2 * i], KEYS[2 * i + 1]
-  local seq, event, rundown, kind = ARGV[4 * i + 2], ARGV[4 * i + 3], ARGV[4 * i + 4], ARGV[4 * i + 5]
-  local last = redis.call('HGET', relayed, source)
-  if last and tonumber(last) >= tonumber(seq) then
-    ids[i] = false
+local at = 1
+for slot, seq, kind, length in string.gmatch(ARGV[6], '(%d+) (%d+) (%d+) (%d+);') do
+  slot = tonumber(slot)
+  local event = string.sub(events, at, at + tonumber(length) - 1)
+  at = at + tonumber(length)
+  if last[slot] == nil then last[slot] = tonumber(redis.call('HGET', KEYS[2 * slot + 1], source) or '0') end
+  if last[slot] >= tonumber(seq) then
+    ids[#ids + 1] = false
   else
-    local id = redis.call('XADD', stream, '*', 'src', source, 'seq', seq, 'e', event)
-    redis.call('HSET', relayed, source, seq)
-    redis.call('XADD', KEYS[1], '*', 'r', rundown, 'id', id, 'k', kind)
-    ids[i] = id
-    if not touched[stream] then
-      touched[stream] = relayed
-      order[#order + 1] = stream
+    local id = redis.call('XADD', KEYS[2 * slot], '*', 'src', source, 'seq', seq, 'e', event)
+    last[slot] = tonumber(seq)
+    ids[#ids + 1] = id
+    local run = runs[slot]
+    if not run then
+      run = { seen = {}, kinds = {} }
+      runs[slot] = run
+      order[#order + 1] = slot
+    end
+    run.id, run.seq = id, seq
+    if not run.seen[kind] then
+      run.seen[kind] = true
+      run.kinds[#run.kinds + 1] = kind
     end
   end
+end
+-- Per rundown appended to: its mark once, and one index entry for the run (its last id, its kinds).
+for _, slot in ipairs(order) do
+  local run = runs[slot]
+  redis.call('HSET', KEYS[2 * slot + 1], source, run.seq)
+  redis.call('XADD', KEYS[1], '*', 'r', ARGV[7 + slot], 'id', run.id, 'k', table.concat(run.kinds, ','))
 end
 local now = redis.call('TIME')
 local cutoffMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[3])
 local ttl = tonumber(ARGV[5])
-for _, stream in ipairs(order) do
-  trim(stream, tonumber(ARGV[2]), cutoffMs, touched[stream])
+for _, slot in ipairs(order) do
+  trim(KEYS[2 * slot], tonumber(ARGV[2]), cutoffMs, KEYS[2 * slot + 1])
   if ttl > 0 then
-    redis.call('PEXPIRE', stream, ttl)
-    redis.call('PEXPIRE', touched[stream], ttl)
+    redis.call('PEXPIRE', KEYS[2 * slot], ttl)
+    redis.call('PEXPIRE', KEYS[2 * slot + 1], ttl)
   end
 end
 if #order > 0 then trim(KEYS[1], tonumber(ARGV[4]), cutoffMs, nil) end

@@ -6,9 +6,10 @@
  * - `events:rundown:<rundown id>:relayed`: a hash `source -> last relayed seq`, which makes a
  *   repeated append (a relay that died after appending but before deleting its rows) a no-op;
  *   its field `~trimmed` is the newest entry id that trimming removed (see isContinuous).
- * - `events:index`: every append of every rundown, as `r` (rundown id), `id` (the entry id in
- *   the rundown's stream) and `k` (the event's Kind, as a number; absent from entries appended
- *   before it was added), for consumers that follow all rundowns (runner, SSE fan-out, realtime).
+ * - `events:index`: one entry per relayed run of a rundown's events (one relay call's appends to
+ *   it), as `r` (rundown id), `id` (the run's last entry id in the rundown's stream) and `k` (the
+ *   run's distinct Kinds, as numbers joined by commas; absent from entries appended before it was
+ *   added, which were one event each), for consumers that follow all rundowns (runner, realtime).
  */
 export const eventKeys = {
   rundown: (rundownId: string) => `events:rundown:${rundownId}`,

@@ -7,8 +7,9 @@ import { pgPool, withPgClient, type Db } from '../db.js';
 import type { Logger } from '../logger.js';
 import { observeGauge } from '../metrics.js';
 import { appendBatchScript } from './append-script.js';
-import { encodedEventKind, encodeEvent, type Event } from './codec.js';
+import { encodedEventKind, encodeEvent, type Event, type Kind } from './codec.js';
 import { eventKeys } from './keys.js';
+import { WrittenEvents, type HeldEvents } from './written-events.js';
 
 /** One SQL statement (or a part of one) and its parameters. */
 export interface SqlStatement {
@@ -51,19 +52,27 @@ export interface RelayOptions {
 export interface OutboxRelay {
   /** Relays everything committed so far (as leader) and answers how many events it appended. */
   drain(): Promise<number>;
+  /** Events this relay has taken from the outbox, by where their bytes came from. */
+  taken(): { fromMemory: number; readBack: number };
   stop(): Promise<void>;
 }
 
-/** An outbox row as the relay takes it. */
+/** An outbox row as the relay appends it. */
 interface OutboxRow {
-  seq: string;
+  seq: number;
   rundown_id: string;
   event: Buffer;
+  kind: Kind;
   trace: string | null;
 }
 
-/** A row as the relay's DELETE answers it (the event in base64). */
-type TakenRow = Omit<OutboxRow, 'event'> & { event: string };
+/** A row as the relay's DELETE answers it: the event in base64, or null when this process holds its bytes. */
+interface TakenRow {
+  seq: string;
+  rundown_id: string;
+  event: string | null;
+  trace: string | null;
+}
 
 /** At most this many links per relayed batch (one per distinct originating span). */
 const MAX_LINKS = 64;
@@ -91,6 +100,29 @@ function linksOf(rows: { trace: string | null }[]): Link[] {
 /** The append script, as ioredis defines it on the connection (and its pipelines): key count first. */
 interface AppendCommand {
   outboxAppendBatch(numberOfKeys: number, ...args: (string | Buffer | number)[]): unknown;
+}
+
+/**
+ * The append script's keys and arguments for a run of rows (append-script.ts): each rundown's keys
+ * once, and the events as one buffer with one group of numbers per event, rather than four arguments
+ * and two keys per event (a bulk's 500 events were 3,000 arguments for the client to size and copy).
+ */
+function appendArgs(rows: OutboxRow[], source: string, retention: RetentionOptions): [string[], (string | Buffer | number)[]] {
+  const keys: string[] = [eventKeys.index];
+  const rundowns: string[] = [];
+  const slots = new Map<string, number>();
+  let meta = '';
+  for (const row of rows) {
+    let slot = slots.get(row.rundown_id);
+    if (slot === undefined) {
+      slot = rundowns.push(row.rundown_id);
+      slots.set(row.rundown_id, slot);
+      keys.push(eventKeys.rundown(row.rundown_id), eventKeys.relayed(row.rundown_id));
+    }
+    meta += `${slot} ${row.seq} ${row.kind} ${row.event.length};`;
+  }
+  const events = Buffer.concat(rows.map((row) => row.event));
+  return [keys, [source, retention.maxLength, retention.maxAgeMs, retention.indexMaxLength, retention.idleTtlMs, meta, events, ...rundowns]];
 }
 
 /**
@@ -128,6 +160,9 @@ const channelOf = (schema: string) => `outbox_${schema}`;
  * moves committed events to the rundowns' Redis Streams. See README.md beside this file.
  */
 export class Outbox {
+  /** What this process enqueued and its relay has not appended yet (written-events.ts). */
+  private readonly written = new WrittenEvents();
+
   constructor(
     /** The service's PostgreSQL schema, which holds its `outbox` table. */
     readonly schema: string,
@@ -146,8 +181,21 @@ export class Outbox {
    */
   async enqueue(tx: Db, events: Event[]): Promise<void> {
     if (!events.length) return;
-    const { sql, params } = this.insert(events);
-    await tx.query(sql, params);
+    const encoded = this.encode(events);
+    const { sql, params } = this.statement(events, encoded);
+    // The seqs the rows drew, with their lengths as a check that seq order is event order: the
+    // relay of this process then appends these events from memory rather than reading them back.
+    const [drawn] = (await tx.query(
+      `WITH inserted AS (${sql} RETURNING seq, octet_length(event) AS length)
+       SELECT array_agg(seq ORDER BY seq)::text AS seqs, array_agg(length ORDER BY seq)::text AS lengths FROM inserted`,
+      params,
+    )) as { seqs: string; lengths: string }[];
+    if (drawn && drawn.lengths === `{${encoded.map((bytes) => bytes.length).join(',')}}`) {
+      this.written.hold(
+        drawn.seqs.slice(1, -1).split(',').map(Number),
+        encoded.map((bytes, i) => ({ bytes, kind: events[i]!.kind })),
+      );
+    }
   }
 
   /**
@@ -159,10 +207,17 @@ export class Outbox {
    * the lock and the notification, so a write that did not happen takes neither.
    */
   insert(events: Event[], first = 1, onlyIf?: string): SqlStatement {
+    return this.statement(events, this.encode(events), first, onlyIf);
+  }
+
+  private encode(events: Event[]): Buffer[] {
+    return events.map((e) => encodeEvent({ ...e, source: this.source }));
+  }
+
+  private statement(events: Event[], encoded: Buffer[], first = 1, onlyIf?: string): SqlStatement {
     // The events travel as one binary parameter (all their bytes, cut by start and length in SQL),
     // not a bytea[]: an array literal is text, so every event would be hex-encoded here and
     // hex-decoded by PostgreSQL, twice the bytes both ways (a cells:bulk of 500 carries ~0.5 MB).
-    const encoded = events.map((e) => encodeEvent({ ...e, source: this.source }));
     const starts: number[] = [];
     let at = 1;
     for (const bytes of encoded) {
@@ -211,6 +266,32 @@ export class Outbox {
     });
 
     const pool = pgPool(db);
+    const written = this.written;
+    // Events taken so far, by where their bytes came from (this process's memory, or read back).
+    const taken = { fromMemory: 0, readBack: 0 };
+    /**
+     * The batch's statement: BEGIN with its DELETE ... RETURNING (one simple query, no parameters:
+     * `held.condition` is number literals). Rows whose bytes this process holds come without them.
+     */
+    const takeBatch = (held: HeldEvents | undefined) => `BEGIN;
+       DELETE FROM "${schema}".outbox WHERE seq IN (
+         SELECT seq FROM "${schema}".outbox WHERE (SELECT pg_try_advisory_xact_lock(hashtext('${relayLockKey(schema)}')))
+         ORDER BY seq LIMIT ${batchSize})
+       RETURNING seq::text AS seq, rundown_id, ${held ? `CASE WHEN ${held.condition} THEN NULL ELSE encode(event, 'base64') END` : `encode(event, 'base64')`} AS event, trace`;
+    /** A taken row as appended: its bytes from `held`, or decoded from the base64 the DELETE answered. */
+    const appendable = (row: TakenRow, held: HeldEvents | undefined): OutboxRow => {
+      const seq = Number(row.seq);
+      if (row.event === null) {
+        const own = held?.take(seq);
+        // Cannot happen (the condition names only seqs `held` answers), but never append nothing.
+        if (!own) throw new Error(`outbox relay: no bytes for seq ${seq}`);
+        taken.fromMemory++;
+        return { seq, rundown_id: row.rundown_id, event: own.bytes, kind: own.kind, trace: row.trace };
+      }
+      taken.readBack++;
+      const event = Buffer.from(row.event, 'base64');
+      return { seq, rundown_id: row.rundown_id, event, kind: encodedEventKind(event), trace: row.trace };
+    };
     /**
      * Takes one batch in one transaction, as the leader or not at all, and answers [appended, rows].
      * Two round trips: BEGIN with the batch's DELETE ... RETURNING (one simple query), then COMMIT
@@ -220,21 +301,15 @@ export class Outbox {
      * the DELETE itself (it re-checks each row it locks), so no event is taken twice. A non-leader
      * takes nothing. Was BEGIN, lock, SELECT, DELETE, COMMIT through TypeORM's query runner.
      */
-    const takeBatch = `BEGIN;
-       DELETE FROM "${schema}".outbox WHERE seq IN (
-         SELECT seq FROM "${schema}".outbox WHERE (SELECT pg_try_advisory_xact_lock(hashtext('${relayLockKey(schema)}')))
-         ORDER BY seq LIMIT ${batchSize})
-       RETURNING seq::text AS seq, rundown_id, encode(event, 'base64') AS event, trace`;
     const relayBatch = (): Promise<[number, number]> =>
       withPgClient(pool, async (client, broken) => {
         try {
-          const results = (await client.query(takeBatch)) as unknown as pg.QueryResult<TakenRow>[];
-          // RETURNING comes in no particular order: seq order is the append order. The events come as
-          // base64 text, not bytea's hex (half again the bytes, and a slower decode: a bulk of 500 cell
-          // events is 0.75 MB; Node's decoder skips the line breaks PostgreSQL's encode() puts in).
-          const rows: OutboxRow[] = results[1]!.rows
-            .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1))
-            .map((row) => ({ ...row, event: Buffer.from(row.event, 'base64') }));
+          const held = written.snapshot();
+          const results = (await client.query(takeBatch(held))) as unknown as pg.QueryResult<TakenRow>[];
+          // RETURNING comes in no particular order: seq order is the append order. The events read back
+          // come as base64 text, not bytea's hex (half again the bytes, and a slower decode; Node's
+          // decoder skips the line breaks PostgreSQL's encode() puts in).
+          const rows = results[1]!.rows.map((row) => appendable(row, held)).sort((a, b) => a.seq - b.seq);
           if (!rows.length) {
             await client.query('ROLLBACK');
             return [0, 0];
@@ -243,13 +318,7 @@ export class Outbox {
           // rundown that is commit order (see enqueue).
           const pipeline = redis.pipeline();
           for (let from = 0; from < rows.length; from += EVENTS_PER_CALL) {
-            const chunk = rows.slice(from, from + EVENTS_PER_CALL);
-            const keys: string[] = [eventKeys.index];
-            const args: (string | Buffer | number)[] = [source, retention.maxLength, retention.maxAgeMs, retention.indexMaxLength, retention.idleTtlMs];
-            for (const row of chunk) {
-              keys.push(eventKeys.rundown(row.rundown_id), eventKeys.relayed(row.rundown_id));
-              args.push(row.seq, row.event, row.rundown_id, encodedEventKind(row.event));
-            }
+            const [keys, args] = appendArgs(rows.slice(from, from + EVENTS_PER_CALL), source, retention);
             (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
           }
           const appends = (await appendTraced(pipeline, schema, rows.length, linksOf(rows))) ?? [];
@@ -259,6 +328,7 @@ export class Outbox {
             for (const id of ids as (string | null)[]) if (id !== null) appended++;
           }
           await client.query('COMMIT');
+          written.forget(rows.map((row) => row.seq));
           return [appended, rows.length];
         } catch (error) {
           await client.query('ROLLBACK').catch(broken);
@@ -321,6 +391,7 @@ export class Outbox {
 
     return {
       drain,
+      taken: () => ({ ...taken }),
       stop: async () => {
         stopped = true;
         stopObserving();

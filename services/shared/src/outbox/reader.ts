@@ -8,13 +8,19 @@ export interface StreamedEvent {
   event: Event;
 }
 
-/** An index entry: rundown `rundown_id` has a new event of `kind` at `event_id` in its stream. */
+/**
+ * An index entry: rundown `rundown_id` has new events, of `kinds`, up to `event_id` in its stream
+ * (one entry per relayed run of a rundown's events, however many it holds).
+ */
 export interface IndexEntry {
   id: string;
   rundown_id: string;
   event_id: string;
-  /** Undefined for an entry appended before the index carried kinds: fetch the event to know. */
-  kind: Kind | undefined;
+  /**
+   * Undefined for an entry appended before the index carried kinds (one event per entry then):
+   * fetch the event to know.
+   */
+  kinds: Kind[] | undefined;
 }
 
 export interface ReadOptions {
@@ -96,12 +102,12 @@ export async function readEventIndex(redis: Redis, after: string, options: ReadO
   const entries = await xread(redis, eventKeys.index, after, options);
   return entries.map(([id, raw]) => {
     const f = fields(raw);
-    const kind = f.get('k');
+    const kinds = f.get('k');
     return {
       id: id.toString(),
       rundown_id: f.get('r')?.toString() ?? '',
       event_id: f.get('id')?.toString() ?? '',
-      kind: kind === undefined ? undefined : (Number(kind.toString()) as Kind),
+      kinds: kinds === undefined ? undefined : kinds.toString().split(',').map((kind) => Number(kind) as Kind),
     };
   });
 }
