@@ -39,7 +39,8 @@ const { values } = parseArgs({
     // The parts to run (the baseline always runs): e.g. `--parts bulk` to profile the bulk write alone.
     parts: { type: 'string', default: 'bulk,pages,single' },
     // Every service process writes a CPU profile (node --cpu-prof) into <dir> when it stops; the
-    // measured bulk rounds' time span goes to <dir>/bulk-window.json (profile-summary.ts --window).
+    // measured bulk rounds' time span goes to <dir>/bulk-window.json, the single reads' to
+    // <dir>/single-window.json (profile-summary.ts --window).
     profile: { type: 'string' },
     url: { type: 'string' },
     'admin-url': { type: 'string' },
@@ -277,7 +278,7 @@ async function run(target: Target): Promise<void> {
    * A sequential series over the one connection: `warmupReads` unmeasured reads, then `reads`
    * measured, with each process's CPU per read.
    */
-  const sequentialSeries = async (url: (i: number) => string) => {
+  const sequentialSeries = async (url: (i: number) => string, windowName?: string) => {
     const latencies: number[] = [];
     const read = (i: number) =>
       timed(async () => {
@@ -285,9 +286,11 @@ async function run(target: Target): Promise<void> {
         if (status !== 200) throw new Error(`GET ${url(i)}: ${status}`);
       });
     for (let i = 0; i < warmupReads; i++) await read(i);
+    const windowEnds = windowName ? profileWindow(values.profile, windowName) : () => undefined;
     const cpu = await cpuPerRequest(pids, reads, async () => {
       for (let i = warmupReads; i < warmupReads + reads; i++) latencies.push(await read(i));
     });
+    windowEnds();
     return { latencies, cpu };
   };
 
@@ -297,7 +300,7 @@ async function run(target: Target): Promise<void> {
     const series = await sequentialSeries((i) => {
       const c = all[(i * 7919) % all.length]!;
       return `${target.baseUrl}/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`;
-    });
+    }, 'single-window.json');
     single = series.latencies;
     print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
     if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${series.cpu}`);
