@@ -185,11 +185,13 @@ export class Outbox {
     const { sql, params } = this.statement(events, encoded);
     // The seqs the rows drew, with their lengths as a check that seq order is event order: the
     // relay of this process then appends these events from memory rather than reading them back.
-    const [drawn] = (await tx.query(
+    const rows: unknown = await tx.query(
       `WITH inserted AS (${sql} RETURNING seq, octet_length(event) AS length)
        SELECT array_agg(seq ORDER BY seq)::text AS seqs, array_agg(length ORDER BY seq)::text AS lengths FROM inserted`,
       params,
-    )) as { seqs: string; lengths: string }[];
+    );
+    // Nothing is held unless the answer is exactly what was written (the relay then reads them back).
+    const [drawn] = Array.isArray(rows) ? (rows as { seqs: string; lengths: string }[]) : [];
     if (drawn && drawn.lengths === `{${encoded.map((bytes) => bytes.length).join(',')}}`) {
       this.written.hold(
         drawn.seqs.slice(1, -1).split(',').map(Number),
