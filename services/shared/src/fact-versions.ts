@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { randomToken } from './ids.js';
 
 /**
  * Facts of a rundown that another service keeps between requests, valid while a version token in
@@ -22,7 +22,8 @@ export const factVersionKey = (fact: RundownFact, rundownId: string): string => 
 /** Keys of rundowns nobody reads or changes go away; a read recreates one (a new token: a miss). */
 const TTL_SECONDS = 24 * 3600;
 
-const freshToken = (): string => randomBytes(12).toString('base64url');
+/** A fresh token per read that finds no key, and per change: from the process's pool of random bytes. */
+const freshToken = randomToken;
 
 /** After a committed change of `facts`: new tokens, so every keeper holding an old one asks again (one round trip). */
 export async function bumpFactVersions(redis: Redis, rundownId: string, facts: readonly RundownFact[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Db } from '@rundown/shared';
+import { pgDb, type Db } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CellContent } from '../domain/content.js';
 
@@ -18,14 +18,23 @@ const cellColumns = 'cue_id, column_id, content, content_html, created_at, updat
 
 /** Cells of the `cells` schema; only populated cells have a row. */
 export class CellsRepository {
-  constructor(readonly db: DataSource) {}
+  /**
+   * Reads outside a transaction, straight through the pg pool under `db` (its connections, limits
+   * and query spans): a single-coordinate read is a hot path, and TypeORM's query runner around one
+   * statement profiled as a tenth of the cells service's time per read.
+   */
+  private readonly reads: Db;
+
+  constructor(readonly db: DataSource) {
+    this.reads = pgDb(db);
+  }
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
   async get(rundownId: string, cueId: string, columnId: string): Promise<CellRow | undefined> {
-    const rows = (await this.db.query(`SELECT ${cellColumns} FROM cells.cells WHERE rundown_id = $1 AND cue_id = $2 AND column_id = $3`, [
+    const rows = (await this.reads.query(`SELECT ${cellColumns} FROM cells.cells WHERE rundown_id = $1 AND cue_id = $2 AND column_id = $3`, [
       rundownId,
       cueId,
       columnId,
@@ -58,7 +67,7 @@ export class CellsRepository {
       values.push(after.cue_id, after.column_id);
       where += ` AND (cue_id, column_id) > ($${values.length - 1}, $${values.length})`;
     }
-    return (await this.db.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $2`, values)) as CellRow[];
+    return (await this.reads.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $2`, values)) as CellRow[];
   }
 
   /** Every populated cell among the coordinates (at most `max`), and how many there are. */

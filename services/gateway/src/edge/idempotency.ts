@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { randomToken } from '@rundown/shared';
 
 /**
  * The id a create takes when its request carries an Idempotency-Key (routes get it as
@@ -139,7 +140,7 @@ export class IdempotencyStore {
   }
 
   async claim(redisKey: string, fp: string): Promise<Claim> {
-    const owner = randomBytes(12).toString('hex');
+    const owner = randomToken();
     const record: InFlightRecord = { v: 1, state: 'in_flight', fp, owner };
     const existing = await this.redis.idemClaim(redisKey, JSON.stringify(record), IDEMPOTENCY_LOCK_MS);
     if (existing === null) return { outcome: 'acquired', owner };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError, eventKeys, latestEventId, type CallerContext, type PromiseClient } from '@rundown/shared';
+import { AppError, eventKeys, latestEventId, randomToken, type CallerContext, type PromiseClient } from '@rundown/shared';
 import type { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { Phase, type RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -113,7 +113,7 @@ export class ViewStore {
    */
   async advanceLocked(rundownId: string, pageSize: number, work: (view: V0View, firstPage: StreamEntries) => Promise<V0View | undefined>): Promise<void> {
     const lock = `v0:lock:${rundownId}`;
-    const token = randomBytes(8).toString('hex');
+    const token = randomToken();
     const got = await this.untilFree(rundownId, async () => {
       const reply = await this.scripts.v0AcquireAndReadBuffer(lock, this.key(rundownId), eventKeys.rundown(rundownId), token, LOCK_MS, pageSize);
       return reply[0] === 2 ? BUSY : reply[0] === 1 ? { view: JSON.parse(reply[1].toString()) as V0View, entries: reply[2] } : undefined;
@@ -133,7 +133,7 @@ export class ViewStore {
   /** Runs `work` holding the rundown's lock (waiting for it, up to the lock's lifetime and a bit). */
   async locked<T>(rundownId: string, work: () => Promise<T>): Promise<T> {
     const key = `v0:lock:${rundownId}`;
-    const token = randomBytes(8).toString('hex');
+    const token = randomToken();
     await this.untilFree(rundownId, async () => ((await this.redis.set(key, token, 'PX', LOCK_MS, 'NX')) === 'OK' ? true : BUSY));
     try {
       return await work();
