@@ -261,6 +261,11 @@ describe('traces across jobs and the outbox', () => {
     // The action's status event went through the runner's outbox: the relay's span links to the action too.
     const relay = await eventually(() => spans.find((s) => s.name === 'outbox append' && linkedTo(s)));
     expect(relay).toBeDefined();
+    // The runner folds its status event into the transition's statement, so its relay reads it back;
+    // the rundown service's writes enqueue theirs, which its relay appends from memory.
+    expect(attribute(relay!, 'outbox.events_read_back')).toBe(attribute(relay!, 'outbox.events'));
+    const created = await eventually(() => spans.find((s) => s.service === 'rundown' && s.name === 'outbox append'));
+    expect(attribute(created!, 'outbox.events_read_back')).toBe(0);
     // And the job's own events link back to the job's trace (the chain continues).
     const jobTrace = job!.traceId.toLowerCase();
     expect(await eventually(() => spans.find((s) => s.name === 'outbox append' && s.links?.some((l) => l.traceId.toLowerCase() === jobTrace)))).toBeDefined();

@@ -138,8 +138,11 @@ const tracer = trace.getTracer('@rundown/shared/outbox');
  * with the events' bytes as arguments) run with tracing suppressed, since a span per command (each
  * serializing its arguments) profiled as a large share of a bulk write's cost.
  */
-function appendTraced(pipeline: ReturnType<Redis['pipeline']>, schema: string, events: number, links: Link[]) {
-  const options = { kind: SpanKind.PRODUCER, links, attributes: { 'db.system': 'redis', 'outbox.schema': schema, 'outbox.events': events } };
+function appendTraced(pipeline: ReturnType<Redis['pipeline']>, schema: string, events: number, readBack: number, links: Link[]) {
+  // `outbox.events_read_back`: of the batch, the events whose bytes came back from PostgreSQL rather
+  // than from this process's memory (another replica's, or held too long: written-events.ts).
+  const attributes = { 'db.system': 'redis', 'outbox.schema': schema, 'outbox.events': events, 'outbox.events_read_back': readBack };
+  const options = { kind: SpanKind.PRODUCER, links, attributes };
   return tracer.startActiveSpan('outbox append', options, async (span) => {
     try {
       return await context.with(suppressTracing(context.active()), () => pipeline.exec());
@@ -311,6 +314,7 @@ export class Outbox {
           // RETURNING comes in no particular order: seq order is the append order. The events read back
           // come as base64 text, not bytea's hex (half again the bytes, and a slower decode; Node's
           // decoder skips the line breaks PostgreSQL's encode() puts in).
+          const readBefore = taken.readBack;
           const rows = results[1]!.rows.map((row) => appendable(row, held)).sort((a, b) => a.seq - b.seq);
           if (!rows.length) {
             await client.query('ROLLBACK');
@@ -323,7 +327,7 @@ export class Outbox {
             const [keys, args] = appendArgs(rows.slice(from, from + EVENTS_PER_CALL), source, retention);
             (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
           }
-          const appends = (await appendTraced(pipeline, schema, rows.length, linksOf(rows))) ?? [];
+          const appends = (await appendTraced(pipeline, schema, rows.length, taken.readBack - readBefore, linksOf(rows))) ?? [];
           let appended = 0;
           for (const [error, ids] of appends) {
             if (error) throw error;
