@@ -1,4 +1,4 @@
-import { pgDb, type Db } from '@rundown/shared';
+import { pgDb, pgTransactions, type Db, type Transact } from '@rundown/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CellContent } from '../domain/content.js';
 
@@ -24,9 +24,11 @@ export class CellsRepository {
    * statement profiled as a tenth of the cells service's time per read.
    */
   private readonly reads: Db;
+  private readonly transact: Transact;
 
   constructor(readonly db: DataSource) {
     this.reads = pgDb(db);
+    this.transact = pgTransactions(db);
   }
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
@@ -67,7 +69,16 @@ export class CellsRepository {
       values.push(after.cue_id, after.column_id);
       where += ` AND (cue_id, column_id) > ($${values.length - 1}, $${values.length})`;
     }
-    return (await this.reads.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $2`, values)) as CellRow[];
+    // Sorting is off for this one statement (SET LOCAL, in a transaction of its own), so the only plan
+    // left is the index walk in (cue_id, column_id) order that stops at the page's end. Otherwise a
+    // rundown the statistics underestimate (a large one written before autovacuum analyzed the table,
+    // or one far above the average size) was read by a bitmap scan of every cell after the cursor and a
+    // sort, for each page: 10.8 ms of PostgreSQL CPU per page of 100 at 50,000 cells, against 0.3.
+    const sql = `SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $2`;
+    return this.transact(async (tx) => {
+      await tx.query('SET LOCAL enable_sort = off');
+      return (await tx.query(sql, values)) as CellRow[];
+    });
   }
 
   /** Every populated cell among the coordinates (at most `max`), and how many there are. */
