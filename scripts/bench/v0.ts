@@ -180,37 +180,43 @@ try {
   cleanups.push(() => void bare.child.kill('SIGTERM'));
   const bareClients = await startClients([bare.url]);
   cleanups.push(() => bareClients.close());
-  const bareLatencies: number[] = [];
-  const bareCpuBefore = cpuMs(bare.child.pid!);
-  const bareClientCpuBefore = bareClients.cpuMs();
-  for (let p = 0; p < PRESSES + WARMUP_PRESSES; p++) {
-    const cueId = `bare-${p}`;
-    const sent = monotonicMs();
-    await (await fetch(`${bare.url}/emit`, { method: 'POST', body: JSON.stringify({ cueId }) })).text();
-    const { last } = await bareClients.all(cueId);
-    if (p >= WARMUP_PRESSES) bareLatencies.push(last - sent);
-  }
-  const bareCpuPerEmit = (cpuMs(bare.child.pid!) - bareCpuBefore) / (PRESSES + WARMUP_PRESSES);
-  const bareClientCpuPerEmit = (bareClients.cpuMs() - bareClientCpuBefore) / (PRESSES + WARMUP_PRESSES);
+  /**
+   * One bare series: `WARMUP_PRESSES` unmeasured presses, then `PRESSES` measured, each POSTing the
+   * body of `change(cueId, press)` to `path` and waiting for the last client to hear `cueId`; with the
+   * server's and the clients' CPU per emit (the warm-up presses included).
+   */
+  const bareSeries = async (path: string, prefix: string, change: (cueId: string, press: number) => unknown) => {
+    const latencies: number[] = [];
+    const cpuBefore = cpuMs(bare.child.pid!);
+    const clientCpuBefore = bareClients.cpuMs();
+    for (let p = 0; p < PRESSES + WARMUP_PRESSES; p++) {
+      const cueId = `${prefix}-${p}`;
+      const body = JSON.stringify(change(cueId, p));
+      const sent = monotonicMs();
+      await (await fetch(`${bare.url}${path}`, { method: 'POST', body })).text();
+      const { last } = await bareClients.all(cueId);
+      if (p >= WARMUP_PRESSES) latencies.push(last - sent);
+    }
+    return {
+      latencies,
+      cpuPerEmit: (cpuMs(bare.child.pid!) - cpuBefore) / (PRESSES + WARMUP_PRESSES),
+      clientCpuPerEmit: (bareClients.cpuMs() - clientCpuBefore) / (PRESSES + WARMUP_PRESSES),
+    };
+  };
+  const { latencies: bareLatencies, cpuPerEmit: bareCpuPerEmit, clientCpuPerEmit: bareClientCpuPerEmit } = await bareSeries('/emit', 'bare', (cueId) => ({ cueId }));
   // The same with what one v0 change sends: `currentCue`, `nextCue` and `timesnap`, records as v0's.
-  const bareV0Latencies: number[] = [];
-  const bareV0CpuBefore = cpuMs(bare.child.pid!);
-  const bareV0ClientCpuBefore = bareClients.cpuMs();
   const cueRecord = (n: number) => {
     const at = new Date().toISOString();
     return { id: `bare-v0-cue-${n}`, type: 'cue', title: `Q${n}`, subtitle: '', duration: 600_000, backgroundColor: '', locked: false, createdAt: at, updatedAt: at };
   };
-  for (let p = 0; p < PRESSES + WARMUP_PRESSES; p++) {
-    const cueId = `bare-v0-${p}`;
+  const {
+    latencies: bareV0Latencies,
+    cpuPerEmit: bareV0CpuPerEmit,
+    clientCpuPerEmit: bareV0ClientCpuPerEmit,
+  } = await bareSeries('/emit-v0', 'bare-v0', (cueId, p) => {
     const kickoff = Date.now();
-    const change = { currentCue: { ...cueRecord(p), id: cueId }, nextCue: cueRecord(p + 1), timesnap: { lastStop: null, kickoff, running: true, cueId, deadline: kickoff + 600_000 } };
-    const sent = monotonicMs();
-    await (await fetch(`${bare.url}/emit-v0`, { method: 'POST', body: JSON.stringify(change) })).text();
-    const { last } = await bareClients.all(cueId);
-    if (p >= WARMUP_PRESSES) bareV0Latencies.push(last - sent);
-  }
-  const bareV0CpuPerEmit = (cpuMs(bare.child.pid!) - bareV0CpuBefore) / (PRESSES + WARMUP_PRESSES);
-  const bareV0ClientCpuPerEmit = (bareClients.cpuMs() - bareV0ClientCpuBefore) / (PRESSES + WARMUP_PRESSES);
+    return { currentCue: { ...cueRecord(p), id: cueId }, nextCue: cueRecord(p + 1), timesnap: { lastStop: null, kickoff, running: true, cueId, deadline: kickoff + 600_000 } };
+  });
   await bareClients.close();
   bare.child.kill('SIGTERM');
   const bareStats = summarize(bareLatencies);

@@ -67,6 +67,16 @@ async function write(rundown: string, ...names: string[]) {
   await db.transaction((tx) => outbox.enqueue(tx, names.map((n) => event(rundown, n))));
 }
 
+/** A write whose transaction rolls back after its enqueue. */
+async function writeRolledBack(rundown: string, name: string) {
+  await db
+    .transaction(async (tx) => {
+      await outbox.enqueue(tx, [event(rundown, name)]);
+      throw new Error('abort');
+    })
+    .catch(() => undefined);
+}
+
 async function startRelay(options: { pollMs?: number; batchSize?: number; maxLength?: number } = {}) {
   const relay = await outbox.startRelay({
     db,
@@ -98,12 +108,7 @@ describe('transactional outbox', () => {
   it('relays events committed while no relay ran, once and in order; a rolled-back write leaves nothing', async () => {
     const rd = rundownId();
     await write(rd, 'a', 'b');
-    await db
-      .transaction(async (tx) => {
-        await outbox.enqueue(tx, [event(rd, 'rolled back')]);
-        throw new Error('abort');
-      })
-      .catch(() => undefined);
+    await writeRolledBack(rd, 'rolled back');
     await write(rd, 'c');
     expect(await labels(rd)).toEqual([]);
 
@@ -124,12 +129,7 @@ describe('transactional outbox', () => {
     await write(rd, 'a', 'b');
     await db.transaction((tx) => replica.enqueue(tx, [event(rd, 'c')]));
     await write(rd, 'd');
-    await db
-      .transaction(async (tx) => {
-        await outbox.enqueue(tx, [event(rd, 'rolled back')]);
-        throw new Error('abort');
-      })
-      .catch(() => undefined);
+    await writeRolledBack(rd, 'rolled back');
     await write(rd, 'e');
     await until(async () => (await labels(rd)).length === 5);
     await relay.drain();
@@ -212,15 +212,12 @@ describe('transactional outbox', () => {
     );
     await until(async () => (await Promise.all(rundowns.map(labels))).every((l) => l.length >= 40));
     await Promise.all([a.drain(), b.drain()]);
+    const index = await readEventIndex(redis, '0-0', { count: 1_000_000 });
     for (const rd of rundowns) {
       expect(await labels(rd)).toEqual(Array.from({ length: 40 }, (_, i) => `${i}`));
       const ids = (await readRundownEvents(redis, rd, '0-0', { count: 100 })).map((e) => e.id);
       expect(ids.every((id, i) => i === 0 || compareEventIds(ids[i - 1]!, id) < 0)).toBe(true);
-    }
-    // The index: per rundown, runs of its events in order, the last one naming its newest event.
-    const index = await readEventIndex(redis, '0-0', { count: 1_000_000 });
-    for (const rd of rundowns) {
-      const ids = (await readRundownEvents(redis, rd, '0-0', { count: 100 })).map((e) => e.id);
+      // The index: per rundown, runs of its events in order, the last one naming its newest event.
       const entries = index.filter((e) => e.rundown_id === rd);
       expect(entries.every((e) => ids.includes(e.event_id) && e.kinds?.join() === `${Kind.KIND_TEXT_VARIABLE}`)).toBe(true);
       expect(entries.every((e, i) => i === 0 || compareEventIds(entries[i - 1]!.event_id, e.event_id) < 0)).toBe(true);

@@ -22,17 +22,14 @@ export const factVersionKey = (fact: RundownFact, rundownId: string): string => 
 /** Keys of rundowns nobody reads or changes go away; a read recreates one (a new token: a miss). */
 const TTL_SECONDS = 24 * 3600;
 
-/** A fresh token per read that finds no key, and per change: from the process's pool of random bytes. */
-const freshToken = randomToken;
-
 /** After a committed change of `facts`: new tokens, so every keeper holding an old one asks again (one round trip). */
 export async function bumpFactVersions(redis: Redis, rundownId: string, facts: readonly RundownFact[]): Promise<void> {
   if (facts.length === 1) {
-    await redis.set(factVersionKey(facts[0]!, rundownId), freshToken(), 'EX', TTL_SECONDS);
+    await redis.set(factVersionKey(facts[0]!, rundownId), randomToken(), 'EX', TTL_SECONDS);
     return;
   }
   const pipeline = redis.pipeline();
-  for (const fact of facts) pipeline.set(factVersionKey(fact, rundownId), freshToken(), 'EX', TTL_SECONDS);
+  for (const fact of facts) pipeline.set(factVersionKey(fact, rundownId), randomToken(), 'EX', TTL_SECONDS);
   for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
 }
 
@@ -41,7 +38,7 @@ export async function bumpFactVersions(redis: Redis, rundownId: string, facts: r
  * the answer is always a token that was in Redis at this instant and that any later change replaces.
  */
 export async function readFactVersion(redis: Redis, fact: RundownFact, rundownId: string): Promise<string> {
-  const token = freshToken();
+  const token = randomToken();
   const previous = await redis.set(factVersionKey(fact, rundownId), token, 'EX', TTL_SECONDS, 'NX', 'GET');
   return previous ?? token;
 }

@@ -8,8 +8,8 @@ let used = 0;
 
 /**
  * 96 random bits, URL-safe (16 characters), from the pool: a token made per request (a fact version
- * read, a lock owner) costs no call into the system's random source of its own, which profiled at
- * tens of microseconds each.
+ * read, a lock owner) costs no call into the system's random source of its own (randomBytes(12) took
+ * 2.3 µs a call here, the pool 0.12).
  */
 export function randomToken(): string {
   if (used + ID_BYTES > pool.length) {

@@ -272,7 +272,7 @@ export class Outbox {
 
     const pool = pgPool(db);
     const written = this.written;
-    // Events taken so far, by where their bytes came from (this process's memory, or read back).
+    // Events relayed so far, by where their bytes came from (this process's memory, or read back).
     const taken = { fromMemory: 0, readBack: 0 };
     /**
      * The batch's statement: BEGIN with its DELETE ... RETURNING (one simple query, no parameters:
@@ -290,10 +290,8 @@ export class Outbox {
         const own = held?.take(seq);
         // Cannot happen (the condition names only seqs `held` answers), but never append nothing.
         if (!own) throw new Error(`outbox relay: no bytes for seq ${seq}`);
-        taken.fromMemory++;
         return { seq, rundown_id: row.rundown_id, event: own.bytes, kind: own.kind, trace: row.trace };
       }
-      taken.readBack++;
       const event = Buffer.from(row.event, 'base64');
       return { seq, rundown_id: row.rundown_id, event, kind: encodedEventKind(event), trace: row.trace };
     };
@@ -314,8 +312,9 @@ export class Outbox {
           // RETURNING comes in no particular order: seq order is the append order. The events read back
           // come as base64 text, not bytea's hex (half again the bytes, and a slower decode; Node's
           // decoder skips the line breaks PostgreSQL's encode() puts in).
-          const readBefore = taken.readBack;
-          const rows = results[1]!.rows.map((row) => appendable(row, held)).sort((a, b) => a.seq - b.seq);
+          const taking = results[1]!.rows;
+          const readBack = taking.filter((row) => row.event !== null).length;
+          const rows = taking.map((row) => appendable(row, held)).sort((a, b) => a.seq - b.seq);
           if (!rows.length) {
             await client.query('ROLLBACK');
             return [0, 0];
@@ -327,7 +326,7 @@ export class Outbox {
             const [keys, args] = appendArgs(rows.slice(from, from + EVENTS_PER_CALL), source, retention);
             (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
           }
-          const appends = (await appendTraced(pipeline, schema, rows.length, taken.readBack - readBefore, linksOf(rows))) ?? [];
+          const appends = (await appendTraced(pipeline, schema, rows.length, readBack, linksOf(rows))) ?? [];
           let appended = 0;
           for (const [error, ids] of appends) {
             if (error) throw error;
@@ -335,6 +334,8 @@ export class Outbox {
           }
           await client.query('COMMIT');
           written.forget(rows.map((row) => row.seq));
+          taken.readBack += readBack;
+          taken.fromMemory += rows.length - readBack;
           return [appended, rows.length];
         } catch (error) {
           await client.query('ROLLBACK').catch(broken);

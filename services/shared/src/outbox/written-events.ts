@@ -83,7 +83,7 @@ export class WrittenEvents {
     for (const seq of seqs) this.drop(seq);
   }
 
-  /** How many events are held (for tests and the relay's own accounting). */
+  /** How many events are held. */
   get size(): number {
     return this.bySeq.size;
   }
