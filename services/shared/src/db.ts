@@ -16,6 +16,43 @@ import type { Logger } from 'pino';
 export type Transact = <T>(work: (tx: Db) => Promise<T>) => Promise<T>;
 
 /**
+ * Many values as one binary parameter, with where each lies in it: `substring($bytes FROM start FOR
+ * length)` in SQL answers a value's bytes (`convert_from(..., 'UTF8')` its text), by byte offset, in
+ * constant time. For long texts (or byte strings) a statement takes in bulk: a text[] parameter is
+ * an array literal, every element escaped here by pg and parsed back by PostgreSQL's array_in
+ * character by character, and a bytea[] one is hex both ways. Measured on a slow 2-core VM
+ * (2026-11-26): 1,000 texts of ~600 characters with quotes, backslashes and non-ASCII took 8.4-9.4
+ * ms to send and read back as two text[] parameters, 3.4-3.6 packed; a cells:bulk's upsert of 500
+ * sanitized cells, with its commit, p50 15.2 -> 13.6 ms.
+ */
+export interface PackedParameter {
+  bytes: Buffer;
+  /** 1-based, as SQL's `substring` counts. */
+  starts: number[];
+  lengths: number[];
+}
+
+export function packParameter(values: readonly (string | Uint8Array)[]): PackedParameter {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, 2 units, is 4): one
+  // allocation, each value written once.
+  let bound = 0;
+  for (const value of values) bound += typeof value === 'string' ? value.length * 3 : value.length;
+  const bytes = Buffer.allocUnsafe(bound);
+  const starts = new Array<number>(values.length);
+  const lengths = new Array<number>(values.length);
+  let at = 0;
+  values.forEach((value, i) => {
+    let length = value.length;
+    if (typeof value === 'string') length = bytes.write(value, at);
+    else bytes.set(value, at);
+    starts[i] = at + 1;
+    lengths[i] = length;
+    at += length;
+  });
+  return { bytes: bytes.subarray(0, at), starts, lengths };
+}
+
+/**
  * The pg Pool under a service's DataSource (TypeORM's PostgresDriver keeps the pool it created from
  * the DataSource's options as `master`): for the hot paths that run their statements through `pg`
  * itself, on the same connections, limits (pool size, statement_timeout) and per-statement spans.

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Db } from '@rundown/shared';
 import type { CellRecord } from './cells.js';
 
 /** What happened to a cell (CONTRACT §7: `cell` frames carry `updated` or `removed`, always with the cell). */
@@ -12,5 +12,5 @@ export interface CellChange {
  * exactly when its write committed (the transactional outbox; `events/outbox-log.ts`).
  */
 export interface CellEventLog {
-  record(tx: EntityManager, rundown: { id: string; team_id: string }, changes: CellChange[]): Promise<void>;
+  record(tx: Db, rundown: { id: string; team_id: string }, changes: CellChange[]): Promise<void>;
 }

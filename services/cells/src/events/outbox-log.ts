@@ -1,6 +1,5 @@
-import { newEvent, Outbox } from '@rundown/shared';
+import { newEvent, Outbox, type Db } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
-import type { EntityManager } from 'typeorm';
 import type { CellEventLog, CellChange } from '../domain/events.js';
 
 /** The cells service's outbox: table `cells.outbox`, events stamped `source: "cells"`. */
@@ -10,7 +9,7 @@ export const cellsOutbox = new Outbox('cells', 'cells');
 export class OutboxCellEventLog implements CellEventLog {
   constructor(private readonly outbox: Outbox = cellsOutbox) {}
 
-  async record(tx: EntityManager, rundown: { id: string; team_id: string }, changes: CellChange[]): Promise<void> {
+  async record(tx: Db, rundown: { id: string; team_id: string }, changes: CellChange[]): Promise<void> {
     if (!changes.length) return;
     const at = new Date();
     await this.outbox.enqueue(

@@ -3,7 +3,7 @@ import { suppressTracing } from '@opentelemetry/core';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { pgPool, withPgClient, type Db } from '../db.js';
+import { packParameter, pgPool, withPgClient, type Db } from '../db.js';
 import type { Logger } from '../logger.js';
 import { observeGauge } from '../metrics.js';
 import { appendBatchScript } from './append-script.js';
@@ -220,15 +220,10 @@ export class Outbox {
   }
 
   private statement(events: Event[], encoded: Buffer[], first = 1, onlyIf?: string): SqlStatement {
-    // The events travel as one binary parameter (all their bytes, cut by start and length in SQL),
-    // not a bytea[]: an array literal is text, so every event would be hex-encoded here and
-    // hex-decoded by PostgreSQL, twice the bytes both ways (a cells:bulk of 500 carries ~0.5 MB).
-    const starts: number[] = [];
-    let at = 1;
-    for (const bytes of encoded) {
-      starts.push(at);
-      at += bytes.length;
-    }
+    // The events travel as one binary parameter (packParameter), not a bytea[]: an array literal is
+    // text, so every event would be hex-encoded here and hex-decoded by PostgreSQL, twice the bytes
+    // both ways (a cells:bulk of 500 carries ~0.5 MB).
+    const packed = packParameter(encoded);
     const $ = (n: number) => `$${first + n - 1}`;
     // The aggregate sub-select takes every lock (sorted: no deadlock between two multi-rundown
     // writers) before the join yields its first row, hence before any seq is drawn.
@@ -244,10 +239,10 @@ export class Outbox {
       params: [
         channelOf(this.schema),
         events.map((e) => e.rundown_id),
-        Buffer.concat(encoded, at - 1),
+        packed.bytes,
         currentTraceparent(),
-        starts,
-        encoded.map((bytes) => bytes.length),
+        packed.starts,
+        packed.lengths,
       ],
     };
   }
