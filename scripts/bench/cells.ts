@@ -20,8 +20,9 @@ import { freePorts, startSystem } from '../launcher/child.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
 import { formatSummary, profileWindow, summarize } from './stats.js';
 import { cpuMs, startTraceSink, statusOf } from './support.js';
+import { formatPhases, phasesOf, type TraceSpan } from './trace-phases.js';
 
-const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--warmup-reads 3000] [--big-cues 1000] [--skip-pages] [--parts bulk,pages,single] [--profile <dir>] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
+const usage = `Usage: npm run bench:cells -- [--iterations 30] [--reads 1000] [--warmup-reads 3000] [--big-cues 1000] [--skip-pages] [--parts bulk,pages,single] [--profile <dir>] [--phases] [--url <v1 base url> --admin-url <admin url> --admin-secret <secret>]`;
 
 const { values } = parseArgs({
   options: {
@@ -42,6 +43,9 @@ const { values } = parseArgs({
     // measured bulk rounds' time span goes to <dir>/bulk-window.json, the single reads' to
     // <dir>/single-window.json (profile-summary.ts --window).
     profile: { type: 'string' },
+    // Where the measured bulk writes' and single reads' time goes, from their own spans (the trace
+    // sink keeps the exports; trace-phases.ts): each span's median start and duration.
+    phases: { type: 'boolean', default: false },
     url: { type: 'string' },
     'admin-url': { type: 'string' },
     'admin-secret': { type: 'string' },
@@ -79,6 +83,8 @@ interface Target {
   ports?: Record<string, number>;
   /** The PostgreSQL server and database the system uses, for its backends' CPU (when they run on this machine). */
   database?: { serverUrl: string; name: string };
+  /** The spans the system exported so far (when the bench started it with a keeping sink). */
+  spans?: () => TraceSpan[];
 }
 
 /** CPU time (user + system, ms) each process has used so far, from /proc (Linux, 100 ticks/s). */
@@ -165,6 +171,9 @@ function richText(round: number, i: number): string {
   );
 }
 
+/** The measured series whose traces `--phases` reads: their wall-clock window and their root span's name. */
+const traced: { title: string; from: number; to: number; root: string }[] = [];
+
 async function run(target: Target): Promise<void> {
   const team = await request(`${target.adminUrl}/teams`, 'POST', target.adminSecret, { name: 'bench-cells', plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 100_000 });
   const token = (await request(`${target.adminUrl}/teams/${team.data.id}/tokens`, 'POST', target.adminSecret, { role: 'OWNER' })).data.token;
@@ -220,8 +229,10 @@ async function run(target: Target): Promise<void> {
   if (parts.has('bulk')) {
     await bulkRounds(0, warmupRounds);
     const windowEnds = profileWindow(values.profile, 'bulk-window.json');
+    const from = Date.now();
     const cpu = await cpuPerRequest(pids, iterations, () => bulkRounds(warmupRounds, warmupRounds + iterations));
     windowEnds();
+    traced.push({ title: 'cells:bulk, 500 rich-text writes', from, to: Date.now(), root: 'cells:bulk' });
     // The same content rules in this process, on the same writes: their share of the time. Measured
     // after the timed series, not between its requests, where this process's own CPU and garbage
     // collection would land in them.
@@ -287,11 +298,12 @@ async function run(target: Target): Promise<void> {
       });
     for (let i = 0; i < warmupReads; i++) await read(i);
     const windowEnds = windowName ? profileWindow(values.profile, windowName) : () => undefined;
+    const from = Date.now();
     const cpu = await cpuPerRequest(pids, reads, async () => {
       for (let i = warmupReads; i < warmupReads + reads; i++) latencies.push(await read(i));
     });
     windowEnds();
-    return { latencies, cpu };
+    return { latencies, cpu, from, to: Date.now() };
   };
 
   // 3. One coordinate, sequential.
@@ -302,6 +314,7 @@ async function run(target: Target): Promise<void> {
       return `${target.baseUrl}/rundowns/${big.id}/cells?cue_id=${c.cue_id}&column_id=${c.column_id}`;
     }, 'single-window.json');
     single = series.latencies;
+    traced.push({ title: 'GET /cells one coordinate', from: series.from, to: series.to, root: '/cells' });
     print(formatSummary('GET /cells one coordinate (sequential)', summarize(single)));
     if (measured) print(`${'  CPU ms per read'.padEnd(34)} ${series.cpu}`);
   }
@@ -322,6 +335,14 @@ async function run(target: Target): Promise<void> {
   if (bulk.length) ratio('cells:bulk 500', bulk);
   if (pageTimes.length) ratio('GET /cells page of 100', pageTimes);
   if (single.length) ratio('GET /cells one coordinate', single);
+  if (values.phases && target.spans) {
+    // The services' batch span processors export every 5 s.
+    await new Promise((r) => setTimeout(r, 6_000));
+    const spans = target.spans();
+    for (const { title, from, to, root } of traced) {
+      print(formatPhases(title, phasesOf(spans, (s) => s.start >= from && s.end <= to && s.name.includes(root))));
+    }
+  }
 }
 
 if (values.url) {
@@ -332,7 +353,7 @@ if (values.url) {
   await run({ baseUrl: values.url, adminUrl: values['admin-url'], adminSecret: values['admin-secret'] });
 } else {
   print('starting the system through the launcher...');
-  const sink = await startTraceSink();
+  const sink = await startTraceSink({ keep: values.phases });
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_bench_cells');
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-bench-cells-'));
@@ -358,6 +379,7 @@ if (values.url) {
       adminSecret: system.ready.admin_secret,
       ports: { gateway: system.ready.http_port, ...system.ready.grpc_ports },
       database: { serverUrl: infra.postgresServerUrl, name: database.name },
+      spans: sink.spans,
     });
     print(`telemetry: ${(sink.received() / 1e6).toFixed(1)} MB of OTLP exports received; ${retried} requests retried (503 / revocation check unavailable)`);
   } finally {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createDatabase, isolatedRedis } from '../../test/support/infra.js';
 import { freePort, freePorts, startSystem, type RunningSystem } from '../launcher/child.js';
+import { spansOfExports, type TraceSpan } from './trace-phases.js';
 
 /** The bare Express 5 baseline, in its own process as the gateway is (same node, no flags). */
 const BARE_EXPRESS = `
@@ -27,11 +28,23 @@ export function startBareExpress(): Promise<{ url: string; child: ChildProcess }
   });
 }
 
-/** Accepts OTLP/HTTP exports and drops them, as a collector would (answers `{}` with 200); counts the bytes received. */
-export async function startTraceSink(): Promise<{ url: string; server: Server; received: () => number }> {
+/**
+ * Accepts OTLP/HTTP exports and drops them, as a collector would (answers `{}` with 200); counts the
+ * bytes received. With `keep`, it also keeps the trace exports' bodies, unparsed (parsing them
+ * while a bench measures would put the sink's CPU into its figures): `spans()` reads them.
+ */
+export async function startTraceSink(
+  options: { keep?: boolean } = {},
+): Promise<{ url: string; server: Server; received: () => number; spans: () => TraceSpan[] }> {
   let received = 0;
+  const kept: Buffer[][] = [];
   const server = createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => (received += chunk.length));
+    const chunks: Buffer[] = [];
+    if (options.keep && req.url === '/v1/traces') kept.push(chunks);
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (options.keep) chunks.push(chunk);
+    });
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{}');
@@ -39,7 +52,12 @@ export async function startTraceSink(): Promise<{ url: string; server: Server; r
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}`, server, received: () => received };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    received: () => received,
+    spans: () => spansOfExports(kept.map((chunks) => Buffer.concat(chunks).toString('utf8'))),
+  };
 }
 
 /**
