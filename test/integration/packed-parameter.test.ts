@@ -49,6 +49,16 @@ describe('packParameter', () => {
     expect(alone.filter((v, i) => v !== values[i])).toEqual([alone[5], alone[6]]);
   });
 
+  it('packs a batch past its worst-case allocation bound exactly (measured first)', async () => {
+    // 2 x 800,000 characters: a worst case of 4.8 MB, over the bound, so the texts are measured.
+    const values = ['é'.repeat(800_000), `${'x'.repeat(799_999)}🎬`];
+    const packed = packParameter(values);
+    expect(packed.bytes.length).toBe(Buffer.byteLength(values[0]!) + Buffer.byteLength(values[1]!));
+    expect(packed.bytes.buffer.byteLength).toBeLessThan(4 * 1024 * 1024);
+    const { rows } = await texts(values);
+    expect(rows.map((r) => r.value)).toEqual(values);
+  });
+
   it('keeps many values apart, in order', async () => {
     const values = Array.from({ length: 1_000 }, (_, i) => `<p>cell ${i} ${'é'.repeat(i % 13)}</p>`);
     const { rows } = await texts(values);

@@ -32,12 +32,20 @@ export interface PackedParameter {
   lengths: number[];
 }
 
+/** Above this worst case, a pack measures its texts' UTF-8 length first rather than allocate it. */
+const PACK_BOUND_MAX_BYTES = 4 * 1024 * 1024;
+
 export function packParameter(values: readonly (string | Uint8Array)[]): PackedParameter {
   // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, 2 units, is 4): one
-  // allocation, each value written once.
-  let bound = 0;
-  for (const value of values) bound += typeof value === 'string' ? value.length * 3 : value.length;
-  const bytes = Buffer.allocUnsafe(bound);
+  // allocation of that bound, each value written once. A large batch (500 cells may hold 100,000
+  // characters each) is measured first instead, so it never holds three times its size.
+  let size = 0;
+  for (const value of values) size += typeof value === 'string' ? value.length * 3 : value.length;
+  if (size > PACK_BOUND_MAX_BYTES) {
+    size = 0;
+    for (const value of values) size += typeof value === 'string' ? Buffer.byteLength(value) : value.length;
+  }
+  const bytes = Buffer.allocUnsafe(size);
   const starts = new Array<number>(values.length);
   const lengths = new Array<number>(values.length);
   let at = 0;
