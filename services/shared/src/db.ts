@@ -78,6 +78,17 @@ export function pgDb(db: DataSource): Db {
 }
 
 /**
+ * A statement PostgreSQL parses and plans once per connection rather than on every call: a named
+ * (prepared) statement on the pool under `db`, for a hot read of one fixed SQL text. Each name holds
+ * one prepared statement on every connection of the pool, so it is for fixed texts only, never for
+ * SQL built per call. A pooler between the services and PostgreSQL must keep prepared statements.
+ */
+export function pgPrepared<Row>(db: DataSource, name: string, text: string): (values: unknown[]) => Promise<Row[]> {
+  const pool = pgPool(db);
+  return async (values) => (await pool.query({ name, text, values })).rows as Row[];
+}
+
+/**
  * Runs `work` on one pooled connection and gives it back; a connection `work` reports broken (a
  * failed ROLLBACK leaves it in an unknown state) is destroyed instead of returned to the pool.
  */
