@@ -4,6 +4,7 @@
 // for the requests it measured. Gaps between spans are the time no span covers (CPU between
 // statements, queueing behind other work, encoding and decoding a message). Starts are whole
 // milliseconds (the SDK stamps a span's start with Date.now()); durations are exact.
+import { exportedSpans, type ExportedSpan } from '../../test/support/otlp.js';
 import { percentile } from './stats.js';
 
 /** One exported span, as the phases need it. */
@@ -18,41 +19,26 @@ export interface TraceSpan {
   end: number;
 }
 
-interface OtlpValue {
-  stringValue?: string;
-}
-interface OtlpExport {
-  resourceSpans?: {
-    resource?: { attributes?: { key: string; value: OtlpValue }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; startTimeUnixNano: string; endTimeUnixNano: string }[] }[];
-  }[];
-}
-
 /** The spans of OTLP/HTTP JSON trace exports (the body of each POST to /v1/traces); other bodies are skipped. */
 export function spansOfExports(bodies: string[]): TraceSpan[] {
   const spans: TraceSpan[] = [];
   for (const body of bodies) {
-    let parsed: OtlpExport;
+    let exported: ExportedSpan[];
     try {
-      parsed = JSON.parse(body) as OtlpExport;
+      exported = exportedSpans(body);
     } catch {
       continue;
     }
-    for (const resource of parsed.resourceSpans ?? []) {
-      const service = resource.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
-      for (const scope of resource.scopeSpans ?? []) {
-        for (const s of scope.spans ?? []) {
-          spans.push({
-            traceId: s.traceId,
-            spanId: s.spanId,
-            parentSpanId: s.parentSpanId ?? '',
-            name: s.name,
-            service,
-            start: Number(BigInt(s.startTimeUnixNano) / 1000n) / 1000,
-            end: Number(BigInt(s.endTimeUnixNano) / 1000n) / 1000,
-          });
-        }
-      }
+    for (const s of exported) {
+      spans.push({
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId ?? '',
+        name: s.name,
+        service: s.service,
+        start: Number(BigInt(s.startTimeUnixNano) / 1000n) / 1000,
+        end: Number(BigInt(s.endTimeUnixNano) / 1000n) / 1000,
+      });
     }
   }
   return spans;

@@ -7,19 +7,7 @@ import { freePort, freePorts, startSystem, type RunningSystem } from '../../scri
 import { call } from '../support/client.js';
 import { connected, v0Socket } from '../support/sockets.js';
 import { createDatabase, isolatedRedis, startInfra, type TestInfra } from '../support/infra.js';
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  links?: { traceId: string; spanId: string }[];
-  attributes?: { key: string; value: { doubleValue?: number; intValue?: number | string; stringValue?: string } }[];
-}
-interface ExportedSpan extends OtlpSpan {
-  service: string;
-}
+import { exportedSpans, type ExportedSpan, type OtlpSpan } from '../support/otlp.js';
 
 /** A metric as the services push it over OTLP (the names only). */
 interface ExportedMetric {
@@ -44,13 +32,7 @@ function collector(spans: ExportedSpan[], metrics: ExportedMetric[]): Server {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
-      };
-      for (const rs of body.resourceSpans) {
-        const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
-        for (const ss of rs.scopeSpans) for (const span of ss.spans) spans.push({ ...span, service });
-      }
+      spans.push(...exportedSpans(Buffer.concat(chunks).toString('utf8')));
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });

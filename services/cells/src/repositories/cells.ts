@@ -104,20 +104,22 @@ export class CellsRepository {
    * Stores the populated writes (insert or replace) and deletes the cleared ones; answers the stored
    * rows. Only the coordinates and timestamps come back from PostgreSQL: the content is what was
    * just written (sending it back would double the statement's traffic and parsing). The contents
-   * go as one packed parameter (packParameter: each content, then each content_html), not two
-   * text[] array literals, escaped by pg and parsed back by PostgreSQL (a tenth of the statement).
+   * and the HTMLs go as two packed parameters (packParameter), not two text[] array literals,
+   * escaped by pg and parsed back by PostgreSQL (a tenth of the statement).
    */
   async write(tx: Db, rundownId: string, writes: StoredWrite[]): Promise<CellRow[]> {
     const filled = writes.filter((w) => w.content_html !== '');
     const cleared = writes.filter((w) => w.content_html === '');
     let rows: CellRow[] = [];
     if (filled.length) {
-      const contents = packParameter([...filled.map((w) => w.content), ...filled.map((w) => w.content_html)]);
-      const text = (start: string, length: string) => `convert_from(substring($4::bytea FROM ${start} FOR ${length}), 'UTF8')`;
+      const texts = packParameter(filled.map((w) => w.content));
+      const htmls = packParameter(filled.map((w) => w.content_html));
       const stamps = (await tx.query(
         `INSERT INTO cells.cells (rundown_id, cue_id, column_id, content, content_html)
-         SELECT $1, u.cue_id, u.column_id, ${text('u.text_start', 'u.text_length')}, ${text('u.html_start', 'u.html_length')}
-           FROM unnest($2::text[], $3::text[], $5::int[], $6::int[], $7::int[], $8::int[])
+         SELECT $1, u.cue_id, u.column_id,
+                convert_from(substring($4::bytea FROM u.text_start FOR u.text_length), 'UTF8'),
+                convert_from(substring($5::bytea FROM u.html_start FOR u.html_length), 'UTF8')
+           FROM unnest($2::text[], $3::text[], $6::int[], $7::int[], $8::int[], $9::int[])
              AS u(cue_id, column_id, text_start, text_length, html_start, html_length)
          ON CONFLICT (rundown_id, cue_id, column_id)
          DO UPDATE SET content = EXCLUDED.content, content_html = EXCLUDED.content_html, updated_at = clock_timestamp()
@@ -126,11 +128,12 @@ export class CellsRepository {
           rundownId,
           filled.map((w) => w.cue_id),
           filled.map((w) => w.column_id),
-          contents.bytes,
-          contents.starts.slice(0, filled.length),
-          contents.lengths.slice(0, filled.length),
-          contents.starts.slice(filled.length),
-          contents.lengths.slice(filled.length),
+          texts.bytes,
+          htmls.bytes,
+          texts.starts,
+          texts.lengths,
+          htmls.starts,
+          htmls.lengths,
         ],
       )) as { cue_id: string; column_id: string; created_at: Date; updated_at: Date }[];
       const written = new Map(filled.map((w) => [`${w.cue_id}\u0000${w.column_id}`, w]));

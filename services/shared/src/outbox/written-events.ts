@@ -61,8 +61,7 @@ export class WrittenEvents {
   snapshot(now = Date.now()): HeldEvents | undefined {
     this.prune(now);
     if (!this.bySeq.size) return undefined;
-    const seqs = [...this.bySeq.keys()];
-    if (seqs.some((seq, i) => i > 0 && seq < seqs[i - 1]!)) seqs.sort((a, b) => a - b);
+    const seqs = [...this.bySeq.keys()].sort((a, b) => a - b);
     const ranges: [number, number][] = [];
     for (const seq of seqs) {
       const last = ranges.at(-1);
