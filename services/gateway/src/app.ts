@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
@@ -11,6 +11,7 @@ import { RateLimiter } from './edge/rate-limiter.js';
 import { createAdminApp } from './http/admin/server.js';
 import { answerClientErrors, answerExpectations } from './http/client-errors.js';
 import { adminRoutes } from './http/admin/routes.js';
+import { expressServer } from './http/listener.js';
 import { createPublicApp } from './http/server.js';
 import { v0Router } from './http/v0/router.js';
 import { socketProxy } from './http/v0/socket-proxy.js';
@@ -20,7 +21,7 @@ import { RunnerStatusReader } from './read-models/runner-status.js';
 const logger = createLogger('gateway');
 
 function listen(app: Express, port: number, host: string): Promise<Server> {
-  const server = createServer(app);
+  const server = expressServer(app);
   traceHttpServer(server);
   // Idle keep-alive connections must outlive a typical load balancer's (60 s) to avoid resets.
   server.keepAliveTimeout = 65_000;
