@@ -35,7 +35,11 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector } from '@opentelemetry/resources';
 import { AlwaysOffSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { installLeanAsyncResourceBind } from './async-resource-bind.js';
 import { setTelemetry } from './telemetry-handle.js';
+
+// Before any HTTP/2 session exists (async-resource-bind.ts says why).
+installLeanAsyncResourceBind();
 
 if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
