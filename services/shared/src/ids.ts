@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const ID_BYTES = 12;
 /** Random bytes are drawn for this many ids at a time (a bulk write makes hundreds of event ids). */
@@ -29,4 +29,26 @@ export function newId(prefix: string): string {
 /** Identifiers are opaque, but a path segment that could never be one is not worth a query. */
 export function looksLikeId(value: string): boolean {
   return /^[A-Za-z0-9_-]{1,64}$/.test(value);
+}
+
+// Request ids: random bytes drawn 4 KiB at a time and turned into hex at once, one `randomFillSync`
+// and one `toString('hex')` per 341 ids instead of one each per request (they profiled at 3% of the
+// gateway's time under load). An id is a slice of that string.
+const POOLED_REQUEST_IDS = 341;
+const REQUEST_ID_HEX = 24;
+const requestIdBytes = Buffer.alloc((POOLED_REQUEST_IDS * REQUEST_ID_HEX) / 2);
+let requestIdHex = '';
+let nextRequestId = POOLED_REQUEST_IDS;
+
+/**
+ * `req_` and 24 hex digits (96 random bits): the id every answer carries (`X-Request-Id`, `meta`,
+ * problems) and every internal call made on no client's behalf names itself by.
+ */
+export function newRequestId(): string {
+  if (nextRequestId === POOLED_REQUEST_IDS) {
+    requestIdHex = randomFillSync(requestIdBytes).toString('hex');
+    nextRequestId = 0;
+  }
+  const start = nextRequestId++ * REQUEST_ID_HEX;
+  return `req_${requestIdHex.slice(start, start + REQUEST_ID_HEX)}`;
 }

@@ -1,10 +1,9 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { AppError, type ErrorCode, type Logger } from '@rundown/shared';
+import { AppError, newRequestId, type ErrorCode, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { RateLimiter } from '../edge/rate-limiter.js';
 import { exceeded, rateLimitHeaders } from './middleware/rate-limit.js';
-import { newRequestId } from './middleware/request-id.js';
 import { problemDocument } from './problem.js';
 
 /** What Node's HTTP parser refused, as the catalogue names it (Node's own answer would carry no body). */

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError, eventKeys, latestEventId, randomToken, type CallerContext, type PromiseClient } from '@rundown/shared';
+import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type PromiseClient } from '@rundown/shared';
 import type { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { Phase, type RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -160,7 +159,7 @@ export class ViewStore {
    */
   async build(rundownId: string, teamId: string): Promise<V0View> {
     const last = await latestEventId(this.redis, rundownId);
-    const caller: CallerContext = { requestId: `req_${randomBytes(12).toString('hex')}`, teamId, role: 'VIEW' };
+    const caller: CallerContext = { requestId: newRequestId(), teamId, role: 'VIEW' };
     const [rundown, status] = await Promise.all([
       this.clients.rundown.getRundown({ rundown_id: rundownId }, caller),
       this.clients.runner.getStatus({ rundown_id: rundownId }, caller),

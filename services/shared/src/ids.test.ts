@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newRequestId } from './request-id.js';
+import { newRequestId } from './ids.js';
 
 describe('newRequestId', () => {
   it('is req_ and 24 hex digits, and never repeats across pool refills', () => {
