@@ -19,6 +19,7 @@ export default defineConfig({
     alias: [
       { find: /^@rundown\/shared\/proto\/(.*)$/, replacement: `${shared}generated/$1.ts` },
       { find: /^@rundown\/shared\/telemetry$/, replacement: `${shared}telemetry.ts` },
+      { find: /^@rundown\/shared\/services$/, replacement: `${shared}services.ts` },
       { find: /^@rundown\/shared$/, replacement: `${shared}index.ts` },
     ],
   },

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { LauncherError, REPO_ROOT, lastLines, log, run } from './util.js';
 
 /** Written into `dist/` after a successful build; its mtime is the build's time. */
@@ -10,7 +11,8 @@ const STAMP = '.built';
 /** Files outside a workspace's `src/` that change what it compiles to. */
 const SHARED_INPUTS = ['tsconfig.base.json'];
 
-function newestMtime(target: string): number {
+/** The newest modification time under `target` (test files aside), 0 when it does not exist. */
+export function newestMtime(target: string): number {
   if (!existsSync(target)) return 0;
   const stat = statSync(target);
   if (!stat.isDirectory()) return stat.mtimeMs;
@@ -51,20 +53,37 @@ export function staleWorkspaces(): string[] {
   });
 }
 
-/** Builds (tsc) every stale workspace, in order; a type error stops the start with tsc's output. */
+/**
+ * Builds (tsc) every stale workspace, as many at once as the machine has cores (each is its own
+ * tsc process, and none needs another's output); a type error stops the start with tsc's output.
+ */
 export async function ensureBuilt(): Promise<void> {
   const stale = staleWorkspaces();
   if (stale.length === 0) return;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  for (const workspace of stale) {
-    const started = Date.now();
+  const parallel = Math.max(1, Math.min(stale.length, availableParallelism()));
+  const started = Date.now();
+  log(`building ${stale.length} workspace${stale.length === 1 ? '' : 's'} (${stale.join(', ')}), ${parallel} at a time`);
+  const queue = [...stale];
+  const build = async (workspace: string): Promise<void> => {
+    const began = Date.now();
     const dir = path.join(REPO_ROOT, workspace);
     const result = await run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json')], { timeoutMs: 300_000 });
     if (result.code !== 0) throw new LauncherError(`building ${workspace} failed; tsc says:`, lastLines(result.output, 60));
     // Stamped with the time the build started: a source saved while tsc ran is newer, so rebuilt next time.
     const stamp = path.join(dir, 'dist', STAMP);
-    writeFileSync(stamp, `${new Date(started).toISOString()}\n`);
-    utimesSync(stamp, started / 1000, started / 1000);
-    log(`built ${workspace} (${Date.now() - started} ms)`);
-  }
+    writeFileSync(stamp, `${new Date(began).toISOString()}\n`);
+    utimesSync(stamp, began / 1000, began / 1000);
+    log(`built ${workspace} (${Date.now() - began} ms)`);
+  };
+  // A failed build keeps the next ones from starting; the ones under way finish before it is told.
+  let failure: unknown;
+  const worker = async (): Promise<void> => {
+    for (let next = queue.shift(); next !== undefined && failure === undefined; next = queue.shift()) {
+      await build(next).catch((error: unknown) => void (failure ??= error));
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  if (failure !== undefined) throw failure;
+  if (stale.length > 1) log(`built ${stale.length} workspaces in ${Date.now() - started} ms`);
 }

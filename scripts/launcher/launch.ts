@@ -18,6 +18,7 @@ import {
   type ServiceContext,
 } from './services.js';
 import { ensureBuilt } from './build.js';
+import { planMigrations } from './migrations.js';
 import { checkEntryPoints, runMigrations, startServices, type GiveUp, type ProcessSpec } from './supervise.js';
 import {
   Cleanup,
@@ -129,10 +130,15 @@ export async function launch(options: LaunchOptions): Promise<void> {
       color: service.color,
     }));
 
-    // 3. Migrations, all at once (each service migrates only its own schema).
-    const migrating = SERVICES.flatMap((service, i) => (service.migrate && specs[i] ? [specs[i]] : []));
+    // 3. Migrations, all at once (each service migrates only its own schema); a service whose last
+    // migrate ran here with the same sources (any start after the first) is not started for nothing.
+    const migratable = SERVICES.flatMap((service, i) => (service.migrate && specs[i] ? [specs[i]] : []));
+    const plan = await step(planMigrations(dataDir, migratable.map((spec) => spec.name), postgres.url));
+    const migrating = migratable.filter((spec) => plan.needed.includes(spec.name));
+    if (migrating.length < migratable.length) log(`migrations already applied: ${migratable.filter((spec) => !plan.needed.includes(spec.name)).map((spec) => spec.name).join(', ')}`);
     await runMigrations(migrating, aborted.signal);
     if (stopping) return;
+    await plan.record(migrating.map((spec) => spec.name));
 
     // 4. Services, supervised; stopping them is the last cleanup registered, so it runs first.
     const running = startServices(specs);

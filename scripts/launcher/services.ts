@@ -1,6 +1,7 @@
 // The processes the launcher runs: every row of the shared services table
 // (services/shared/src/services.ts), then the gateway. A new service is a row there, not here.
-import { addressVariable, adminAddressVariable, SERVICES as BACKENDS, type SharedSetting } from '@rundown/shared';
+// The services table alone: the library's index would load all of it (gRPC, TypeORM, ...), a second of every start.
+import { addressVariable, adminAddressVariable, SERVICES as BACKENDS, type SharedSetting } from '@rundown/shared/services';
 import type { Secrets } from './secrets.js';
 import { LauncherError } from './util.js';
 
