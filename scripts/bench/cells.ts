@@ -367,7 +367,8 @@ if (values.url) {
       LAUNCH_MODE: 'compiled',
       OTEL_SDK_DISABLED: 'false',
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-      OTEL_TRACES_SAMPLER_ARG: '1',
+      // Sampled at the deployed default; `--phases` reads the measured requests' own spans, so it keeps them all.
+      ...(values.phases ? { OTEL_TRACES_SAMPLER_ARG: '1' } : {}),
       ...(values.profile ? { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {}),
     },
     verbose: Boolean(process.env.BENCH_VERBOSE),

@@ -134,7 +134,6 @@ if (values.url) {
       LAUNCH_MODE: 'compiled',
       OTEL_SDK_DISABLED: 'false',
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-      OTEL_TRACES_SAMPLER_ARG: '1',
     },
   });
   try {

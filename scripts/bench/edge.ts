@@ -9,8 +9,11 @@
 // one connection.
 //
 //   npm run bench:edge [-- --seconds 12 --rounds 3 --concurrency 16 --sequential 1000 --traces export --json]
-//     --traces export  spans recorded and exported over OTLP/HTTP (to a sink this script runs), as
-//                      staging and production deploy (sampling ratio 1); the default
+//     --traces export  traces exported over OTLP/HTTP (to a sink this script runs) and sampled at the
+//                      deployed default (parent-based, a tenth of new traces); the default
+//     --traces all     every request sampled and exported (OTEL_TRACES_SAMPLER_ARG=1)
+//     --traces none    exporting on, every request sampled out (OTEL_TRACES_SAMPLER_ARG=0): what a
+//                      sampled-out request costs, against `off`
 //     --traces sdk     the SDK loaded, nothing exported (the chart's default without an endpoint)
 //     --traces off     OTEL_SDK_DISABLED=true, for comparison only
 //     --profile <dir>  every service writes a CPU profile (node --cpu-prof) into <dir> when it stops
@@ -48,7 +51,11 @@ const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
 const sequentialCount = Number(values.sequential);
 const traces = values.traces;
-if (traces !== 'export' && traces !== 'sdk' && traces !== 'off') throw new Error('--traces is export, sdk or off');
+const TRACE_MODES = ['export', 'all', 'none', 'sdk', 'off'] as const;
+if (!(TRACE_MODES as readonly string[]).includes(traces)) throw new Error(`--traces is one of ${TRACE_MODES.join(', ')}`);
+/** The sampling ratio a mode sets; the deployed default (trace-sampler.ts) where it sets none. */
+const samplerArg: Record<string, string> = { all: '1', none: '0' };
+const exporting = traces === 'export' || traces === 'all' || traces === 'none';
 const MAX_REQUESTS = 2_000_000;
 
 interface Result {
@@ -126,7 +133,7 @@ async function adminCall(adminUrl: string, secret: string, path: string, body: u
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 try {
-  const sink = traces === 'export' ? await startTraceSink() : undefined;
+  const sink = exporting ? await startTraceSink() : undefined;
   if (sink) cleanups.push(() => new Promise((r) => sink.server.close(r)));
   const bare = await startBareExpress();
   cleanups.push(() => void bare.child.kill('SIGTERM'));
@@ -144,7 +151,8 @@ try {
       LAUNCH_MODE: 'compiled',
       ...(values.profile ? { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {}),
       ...(traces === 'off' ? { OTEL_SDK_DISABLED: 'true' } : { OTEL_SDK_DISABLED: 'false' }),
-      ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' } : { OTEL_EXPORTER_OTLP_ENDPOINT: '' }),
+      ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : { OTEL_EXPORTER_OTLP_ENDPOINT: '' }),
+      ...(samplerArg[traces] ? { OTEL_TRACES_SAMPLER_ARG: samplerArg[traces] } : {}),
     },
   });
   cleanups.push(() => system.stop());
@@ -224,7 +232,13 @@ try {
     const f = (n: number, w = 6) => n.toFixed(2).padStart(w);
     console.log(
       `edge benchmark: ${concurrency} keep-alive connections, ${seconds} s per target in ${rounds} interleaved rounds; compiled services; telemetry: ${
-        traces === 'export' ? 'SDK on, every span exported over OTLP/HTTP (as staging/production)' : traces === 'sdk' ? 'SDK on, not exported' : 'SDK disabled'
+        {
+          export: 'SDK on, exported over OTLP/HTTP, sampled at the deployed default (a tenth of new traces)',
+          all: 'SDK on, every request sampled and exported over OTLP/HTTP',
+          none: 'SDK on, exporting, every request sampled out',
+          sdk: 'SDK on, not exported',
+          off: 'SDK disabled',
+        }[traces]
       }\n`,
     );
     console.log(`${'target'.padEnd(32)} ${'requests'.padStart(8)} ${'req/s'.padStart(8)}   ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   vs bare   errors`);

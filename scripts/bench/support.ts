@@ -194,8 +194,8 @@ export function processFootprint(pid: number): { rssKb: number; fds: number } {
 export type Cleanup = () => Promise<unknown> | unknown;
 
 /**
- * The whole system as production runs it (compiled JavaScript, every span exported to a local OTLP
- * sink; `telemetry: 'off'` disables the SDK for a comparison run), started through the launcher on
+ * The whole system as production runs it (compiled JavaScript, traces sampled at the deployed default
+ * and exported to a local OTLP sink; `telemetry: 'off'` disables the SDK for a comparison run), started through the launcher on
  * free ports with a throw-away database (`name`) and the Redis db BENCH_REDIS_DB (else `redisDb`);
  * each teardown is pushed onto `cleanups`, to run in reverse. `telemetry` is the environment it ran
  * with, for the extra processes a bench starts beside it.
@@ -216,7 +216,7 @@ export async function startBenchSystem(
   const telemetry: Record<string, string> =
     options.telemetry === 'off'
       ? { OTEL_SDK_DISABLED: 'true' }
-      : { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' };
+      : { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
   const system = await startSystem({
     env: {
       ...(await freePorts()),

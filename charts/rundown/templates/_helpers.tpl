@@ -333,6 +333,9 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- if $v.config.otel.exporterOtlpEndpoint -}}
 {{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" $v.config.otel.exporterOtlpEndpoint -}}
 {{- end -}}
+{{- if $v.config.otel.tracesSamplerArg -}}
+{{- $_ := set $env "OTEL_TRACES_SAMPLER_ARG" $v.config.otel.tracesSamplerArg -}}
+{{- end -}}
 {{- $_ := set $env "TOKEN_ENVIRONMENT" $v.config.tokenEnvironment -}}
 {{- with $v.config.shutdown -}}
 {{- $_ := set $env "SHUTDOWN_DELAY_MS" (toString .delayMs) -}}

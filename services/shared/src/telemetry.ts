@@ -4,8 +4,10 @@
  *
  * With OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) set, spans of HTTP (see below), gRPC,
  * PostgreSQL and Redis are sampled (parent-based, so one trace follows a request across every
- * hop) and exported over OTLP/HTTP. Without it nothing is recorded, but trace context is still
- * created and propagated, so trace ids line up across services at almost no cost.
+ * hop; a tenth of new traces unless OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG say otherwise:
+ * trace-sampler.ts) and exported over OTLP/HTTP. A request sampled out, like every request without
+ * an exporter, records nothing, but its trace context is still created and propagated (flags say
+ * not sampled), so trace ids line up across services and logs at almost no cost.
  *
  * Metrics (metrics.ts records them): with METRICS_PORT set, a Prometheus scrape endpoint
  * (`GET :METRICS_PORT/metrics`, on METRICS_HOST, default all interfaces); with an OTLP endpoint
@@ -33,20 +35,29 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector } from '@opentelemetry/resources';
-import { AlwaysOffSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type Sampler } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { installLeanAsyncResourceBind } from './async-resource-bind.js';
 import { setTelemetry } from './telemetry-handle.js';
+import { SamplerConfigError, traceSampler } from './trace-sampler.js';
 
 // Before any HTTP/2 session exists (async-resource-bind.ts says why).
 installLeanAsyncResourceBind();
 
 if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
-  const ratio = Number(process.env.OTEL_TRACES_SAMPLER_ARG ?? '1');
+  let sampler: Sampler;
+  try {
+    sampler = traceSampler(process.env, exporting);
+  } catch (error) {
+    if (!(error instanceof SamplerConfigError)) throw error;
+    // As a service's own configuration errors: one readable line, EX_CONFIG, no restart helps.
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
   const provider = new NodeTracerProvider({
     resource: detectResources({ detectors: [envDetector] }),
-    sampler: new ParentBasedSampler({ root: exporting ? new TraceIdRatioBasedSampler(Number.isFinite(ratio) ? ratio : 1) : new AlwaysOffSampler() }),
+    sampler,
     spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
   });
   // Registers the AsyncLocalStorage context manager and the W3C trace-context propagator.
