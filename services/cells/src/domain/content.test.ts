@@ -112,7 +112,8 @@ describe('legitimate rich text', () => {
       expect(sanitize(text), JSON.stringify(text)).toBe(sanitizeHtml(text, sanitizerOptions).trim());
     }
     expect(fromHtml('  Stand by\n  camera 2 ')).toEqual({ content: 'Stand by\ncamera 2', content_html: 'Stand by\n  camera 2' });
-  });
+    // Under a second of CPU; generous for a loaded machine.
+  }, 60_000);
 
   it('stores plain text escaped in one paragraph', () => {
     expect(fromText('a<b')).toEqual({ content: 'a<b', content_html: '<p>a&lt;b</p>' });
