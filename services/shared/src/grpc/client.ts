@@ -1,4 +1,4 @@
-import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream } from '@grpc/grpc-js';
+import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream, type Metadata } from '@grpc/grpc-js';
 import type { CallerContext } from './context.js';
 import { fromGrpcError } from './errors.js';
 import { internalServiceConfig } from './retry-policy.js';
@@ -82,6 +82,18 @@ export function grpcTarget(address: string): string {
 }
 
 /**
+ * A unary call waits, within its deadline, for a replica it can reach rather than fail at once when
+ * none is connected: during a rolling update the last connected replica may be draining while the
+ * channel is still resolving its name to the new ones (and a write cannot be retried). A service
+ * that stays down still fails the call at its deadline (UNAVAILABLE or DEADLINE_EXCEEDED, both
+ * `service_unavailable` at the edge).
+ */
+function waitingForReady(metadata: Metadata): Metadata {
+  metadata.setOptions({ waitForReady: true });
+  return metadata;
+}
+
+/**
  * A client of one service for one principal: `signer` (from `ContextKeys.signer(principal)`)
  * signs the caller context of every call for that call's method.
  */
@@ -105,6 +117,9 @@ export function createClient<Def extends object>(
     // aged the connection out: GRPC_MAX_CONNECTION_AGE_MS), at most this often: so pods added behind
     // the name get calls within that age plus this (the chart's values say the bound).
     'grpc.dns_min_time_between_resolutions_ms': DNS_MIN_INTERVAL_MS,
+    // Reconnects to a replica, and resolutions that found none, back off to 5 s at most (grpc-js: 120 s):
+    // a service whose every pod was replaced is found again within seconds.
+    'grpc.max_reconnect_backoff_ms': 5_000,
     ...options.channelOptions,
   });
   const deadlineMs = options.deadlineMs ?? 5_000;
@@ -132,7 +147,7 @@ export function createClient<Def extends object>(
               method.requestSerialize,
               method.responseDeserialize,
               request,
-              options.signer(ctx, method.path),
+              waitingForReady(options.signer(ctx, method.path)),
               { deadline: Date.now() + deadlineMs },
               (err, response) => (err ? reject(fromGrpcError(err)) : resolve(response)),
             );
