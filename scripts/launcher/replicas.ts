@@ -227,11 +227,15 @@ export class ScaleOut {
   async scrape(service: string): Promise<{ replica: Replica; text: string }[]> {
     return Promise.all(
       this.live(service).map(async (replica) => {
-        try {
-          return { replica, text: await (await fetch(replica.metricsUrl, { signal: AbortSignal.timeout(5_000) })).text() };
-        } catch (error) {
-          const why = String((error as Error).cause ?? error);
-          throw new LauncherError(`${replica.name} (${replica.state}) answered no metrics at ${replica.metricsUrl}: ${why}`, replica.output.slice(-30).join('\n'));
+        // A busy machine may keep a scrape waiting: measuring must not be what fails.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return { replica, text: await (await fetch(replica.metricsUrl, { signal: AbortSignal.timeout(15_000) })).text() };
+          } catch (error) {
+            if (attempt < 3) continue;
+            const why = String((error as Error).cause ?? error);
+            throw new LauncherError(`${replica.name} (${replica.state}) answered no metrics at ${replica.metricsUrl}: ${why}`, replica.output.slice(-30).join('\n'));
+          }
         }
       }),
     );
