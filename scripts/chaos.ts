@@ -143,6 +143,24 @@ function longestUnavailability(from: number, to: number): { ms: number; route: s
 
 // ---------------------------------------------------------------- main
 
+/**
+ * A private PostgreSQL and Redis (Redis with an append-only file, as a deployment holding BullMQ jobs
+ * runs it) in `dataDir`, a fresh database on it; stopped by `cleanup`. Redis gets a cleanup of its
+ * own, so the Redis fault can stop and start it again.
+ */
+async function privateServers(dataDir: string, cleanup: Cleanup, name: string) {
+  note(`private PostgreSQL on 127.0.0.1:${PG_PORT} and Redis on 127.0.0.1:${REDIS_PORT} in ${dataDir}`);
+  await startPrivatePostgres(dataDir, PG_PORT, cleanup);
+  const redisCleanup = new Cleanup();
+  cleanup.add('private Redis', () => redisCleanup.run());
+  await startPrivateRedis(dataDir, REDIS_PORT, redisCleanup, { appendOnly: true });
+  const redisUrl = `redis://127.0.0.1:${REDIS_PORT}/0`;
+  const flush = new Redis(redisUrl);
+  await flush.flushdb(); // the private server holds nothing else
+  flush.disconnect();
+  return { redisUrl, database: await createDatabase(`postgres://postgres@127.0.0.1:${PG_PORT}/postgres`, name) };
+}
+
 async function main(): Promise<void> {
   const hardStop = setTimeout(() => {
     console.error(`chaos: still running after ${RUN_CAP_MS / 60_000} min; giving up`);
@@ -163,16 +181,7 @@ async function main(): Promise<void> {
 
   try {
     // 1. Private servers this run may kill (never the shared ones on 5432/6379).
-    note(`private PostgreSQL on 127.0.0.1:${PG_PORT} and Redis on 127.0.0.1:${REDIS_PORT} in ${dataDir}`);
-    await startPrivatePostgres(dataDir, PG_PORT, cleanup);
-    const redisCleanup = new Cleanup();
-    cleanup.add('private Redis', () => redisCleanup.run());
-    await startPrivateRedis(dataDir, REDIS_PORT, redisCleanup, { appendOnly: true });
-    const redisUrl = `redis://127.0.0.1:${REDIS_PORT}/0`;
-    const flush = new Redis(redisUrl);
-    await flush.flushdb(); // the private server holds nothing else
-    flush.disconnect();
-    const database = await createDatabase(`postgres://postgres@127.0.0.1:${PG_PORT}/postgres`, 'chaos');
+    const { redisUrl, database } = await privateServers(dataDir, cleanup, 'chaos');
 
     // 2. The system, through the launcher (compiled, supervised).
     system = await startSystem({
@@ -182,40 +191,16 @@ async function main(): Promise<void> {
     });
     const ready = system.ready;
     load = new MixedLoad(ready.base_url, RUN, VERBOSE);
-    const base = ready.base_url;
-    const adminBase = ready.admin_url;
-    const adminSecret = ready.admin_secret;
     note(`system ready in ${system.startupMs} ms (launcher pid ${ready.pid})`);
 
     // 3. A team, its tokens, the rundowns the load works on.
-    const admin = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${adminBase}${p}`, {
-        method,
-        headers: { authorization: `Bearer ${adminSecret}`, 'content-type': 'application/json' },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      if (res.status >= 300) throw new Error(`admin ${method} ${p}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { data: Record<string, string> }).data;
-    };
-    const team = await admin('POST', '/teams', { name: `chaos-${RUN}`, plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 100_000 });
-    const owner = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'OWNER' })).token!;
-    const caller = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'SHOWCALL' })).token!;
-    const v0Token = (await admin('POST', `/teams/${team.id}/v0-token`)).token!;
-    const setup = async (body: unknown) => {
-      const res = await load.request('setup', 'POST', `${base}/rundowns`, { token: owner, body });
-      if (res.status !== 201) throw new Error(`rundown create failed: ${res.status} ${JSON.stringify(res.body)}`);
-      const id = res.body!.data!.id!;
-      const columns = await load.request('setup', 'GET', `${base}/rundowns/${id}/columns`, { token: owner });
-      return { id, columnId: (columns.body?.data?.items?.[0] as { id?: string } | undefined)?.id };
-    };
+    const { owner, caller, v0Token } = await load.team(ready.admin_url, ready.admin_secret);
+    const setup = (body: unknown) => load.rundown(owner, body);
     const writeRundowns = await Promise.all([0, 1, 2].map((i) => setup({ title: `chaos-${RUN}-writes-${i}`, columns: [{ name: 'Script' }] })));
     const actionRundowns = await Promise.all(
       [0, 1].map((i) => setup({ title: `chaos-${RUN}-actions-${i}`, cues: ['A', 'B', 'C', 'D'].map((t) => ({ title: t, duration_ms: 600_000 })) })),
     );
-    for (const r of actionRundowns) {
-      const started = await load.request('setup', 'POST', `${base}/rundowns/${r.id}/action:start`, { token: caller });
-      if (started.status !== 200) throw new Error(`start failed: ${started.status}`);
-    }
+    for (const r of actionRundowns) await load.start(caller, r.id);
 
     // 4. Load and live clients.
     const sse = [...writeRundowns, ...actionRundowns].map((r) => load.followSse(caller, r.id));
@@ -327,14 +312,7 @@ async function rolling(): Promise<void> {
   process.once('SIGINT', () => void cleanup.run().then(() => process.exit(130)));
   let violations: string[] = [];
   try {
-    note(`private PostgreSQL on 127.0.0.1:${PG_PORT} and Redis on 127.0.0.1:${REDIS_PORT} in ${dataDir}`);
-    await startPrivatePostgres(dataDir, PG_PORT, cleanup);
-    await startPrivateRedis(dataDir, REDIS_PORT, cleanup, { appendOnly: true });
-    const redisUrl = `redis://127.0.0.1:${REDIS_PORT}/0`;
-    const flush = new Redis(redisUrl);
-    await flush.flushdb(); // the private server holds nothing else
-    flush.disconnect();
-    const database = await createDatabase(`postgres://postgres@127.0.0.1:${PG_PORT}/postgres`, 'rolling');
+    const { redisUrl, database } = await privateServers(dataDir, cleanup, 'rolling');
     await ensureBuilt();
     mkdirSync(path.join(dataDir, 'launcher'), { recursive: true });
     const { secrets } = await loadSecrets(path.join(dataDir, 'launcher'), {});

@@ -245,6 +245,46 @@ export class MixedLoad {
     }
   }
 
+  // -------------------------------------------------------------- setup
+
+  /** A team of the run (paid, limits out of the way) with an OWNER, a SHOWCALL and a v0 token, through the admin API. */
+  async team(adminUrl: string, adminSecret: string): Promise<{ owner: string; caller: string; v0Token: string }> {
+    const admin = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${adminUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminSecret}`, 'content-type': 'application/json' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      if (res.status >= 300) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { data: Record<string, string> }).data;
+    };
+    const team = await admin('POST', '/teams', { name: `chaos-${this.run}`, plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 100_000 });
+    const owner = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'OWNER' })).token!;
+    const caller = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'SHOWCALL' })).token!;
+    const v0Token = (await admin('POST', `/teams/${team.id}/v0-token`)).token!;
+    return { owner, caller, v0Token };
+  }
+
+  /** A rundown to work on, with its first column's id and its cues' ids. */
+  async rundown(owner: string, body: unknown): Promise<{ id: string; columnId: string | undefined; cueIds: string[] }> {
+    const res = await this.request('setup', 'POST', `${this.base}/rundowns`, { token: owner, body });
+    if (res.status !== 201) throw new Error(`rundown create failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const id = res.body!.data!.id!;
+    const columns = await this.request('setup', 'GET', `${this.base}/rundowns/${id}/columns`, { token: owner });
+    const cues = await this.request('setup', 'GET', `${this.base}/rundowns/${id}/cues`, { token: owner });
+    return {
+      id,
+      columnId: (columns.body?.data?.items?.[0] as { id?: string } | undefined)?.id,
+      cueIds: ((cues.body?.data?.items ?? []) as { id: string }[]).map((c) => c.id),
+    };
+  }
+
+  /** Starts a show (setup, not load). */
+  async start(caller: string, rundownId: string): Promise<void> {
+    const started = await this.request('setup', 'POST', `${this.base}/rundowns/${rundownId}/action:start`, { token: caller });
+    if (started.status !== 200) throw new Error(`start failed: ${started.status}`);
+  }
+
   // -------------------------------------------------------------- load loops
 
   async writer(token: string, rundownId: string, columnId: string, index: number): Promise<void> {

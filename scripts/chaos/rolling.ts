@@ -123,32 +123,8 @@ export async function rollingRestart(options: RollingOptions): Promise<RollingRe
   const load = new MixedLoad(`${system.publicUrl}/v1`, Date.now().toString(36), options.verbose);
   try {
     note(`${options.replicas} replicas of every service ready; balancer ${system.publicUrl}`);
-    const admin = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${system.adminUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${options.secrets.ADMIN_SECRET}`, 'content-type': 'application/json' },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      if (res.status >= 300) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { data: Record<string, string> }).data;
-    };
-    const team = await admin('POST', '/teams', { name: `rolling-${load.run}`, plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 100_000 });
-    const owner = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'OWNER' })).token!;
-    const caller = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'SHOWCALL' })).token!;
-    const v0Token = (await admin('POST', `/teams/${team.id}/v0-token`)).token!;
-    const base = `${system.publicUrl}/v1`;
-    const setup = async (body: unknown) => {
-      const res = await load.request('setup', 'POST', `${base}/rundowns`, { token: owner, body });
-      if (res.status !== 201) throw new Error(`rundown create failed: ${res.status} ${JSON.stringify(res.body)}`);
-      const id = res.body!.data!.id!;
-      const columns = await load.request('setup', 'GET', `${base}/rundowns/${id}/columns`, { token: owner });
-      const cues = await load.request('setup', 'GET', `${base}/rundowns/${id}/cues`, { token: owner });
-      return {
-        id,
-        columnId: (columns.body?.data?.items?.[0] as { id?: string } | undefined)?.id,
-        cueIds: ((cues.body?.data?.items ?? []) as { id: string }[]).map((c) => c.id),
-      };
-    };
+    const { owner, caller, v0Token } = await load.team(system.adminUrl, options.secrets.ADMIN_SECRET);
+    const setup = (body: unknown) => load.rundown(owner, body);
     const writeRundowns = await Promise.all([0, 1].map((i) => setup({ title: `chaos-${load.run}-writes-${i}`, columns: [{ name: 'Script' }] })));
     const editRundown = await setup({ title: `chaos-${load.run}-edits`, cues: ['A', 'B', 'C', 'D'].map((title) => ({ title, duration_ms: 60_000 })) });
     const bulkRundown = await setup({
@@ -159,10 +135,7 @@ export async function rollingRestart(options: RollingOptions): Promise<RollingRe
     const actionRundowns = await Promise.all(
       [0, 1].map((i) => setup({ title: `chaos-${load.run}-actions-${i}`, cues: ['A', 'B', 'C', 'D'].map((t) => ({ title: t, duration_ms: 600_000 })) })),
     );
-    for (const r of actionRundowns) {
-      const started = await load.request('setup', 'POST', `${base}/rundowns/${r.id}/action:start`, { token: caller });
-      if (started.status !== 200) throw new Error(`start failed: ${started.status}`);
-    }
+    for (const r of actionRundowns) await load.start(caller, r.id);
 
     const sse = [...writeRundowns, ...actionRundowns].map((r) => load.followSse(caller, r.id));
     const v0 = actionRundowns.flatMap((r) => [load.followV0(system.publicUrl, v0Token, r.id, false), load.followV0(system.publicUrl, v0Token, r.id, true)]);
