@@ -4,8 +4,9 @@
 # 1. helm lint --strict with the chart defaults and with every deploy/values/*.yaml
 # 2. helm template with every values file (plus "all-services": production with every service enabled and
 #    Socket.IO routed to realtime) into a temp folder
-# 3. renders that must fail (guards for bad settings) do fail
-# 4. scripts/validate-manifests.mjs: YAML, Kubernetes schemas, chart invariants
+# 3. renders that must fail (guards for bad settings) do fail, and renders that must fail validation do
+# 4. scripts/validate-manifests.mjs: YAML, Kubernetes schemas, chart invariants (every internal address
+#    a dns:/// name of a headless Service, rollouts that match the drain, ...)
 # 5. scripts/check-skaffold.mjs: skaffold.yaml against skaffold's schema; every profile's release renders
 #
 # Env: HELM (default node_modules/.bin/helm), KUBE_VERSION (default 1.27.0), KEEP_RENDER=1 keeps the output.
@@ -110,6 +111,33 @@ expect_failure "JWK without kid" "kid" --set-string 'secrets.jwtPrivateKeys=[{"k
 expect_failure "weak INTERNAL_CONTEXT_KEYS" "secrets.internalContextKeys" --set secrets.internalContextKeys=k1:too-short
 expect_failure "rundown without auth (its plan facts)" "AUTH_ADDR" --set auth.enabled=false,gateway.enabled=false
 expect_failure "grace period longer than the pod's" "terminationGracePeriodSeconds" --set config.shutdown.graceMs=60000
+expect_failure "preStop pause longer than the pod's grace" "preStopSeconds" --set config.shutdown.preStopSeconds=30
+expect_failure "gRPC drain longer than the shutdown's" "maxConnectionAgeGraceMs" --set config.grpc.maxConnectionAgeGraceMs=9000
+
+# Renders that must fail validation: an internal address that is not a headless Service's dns:/// name
+# (a ClusterIP Service balances connections, not gRPC calls), and a rollout without its preStop pause.
+expect_invalid() { # expect_invalid <description> <expected message fragment> <helm args...>
+  local description="$1" fragment="$2"
+  shift 2
+  step "invalid: $description"
+  local dir="$OUT/invalid/$(echo "$description" | tr -c 'a-z0-9' '-')"
+  "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$KUBE_VERSION" -f deploy/values/production.yaml \
+    --output-dir "$dir" "$@" >"$OUT/invalid.log" 2>&1 || { echo "FAILED (did not render)"; sed 's/^/    /' "$OUT/invalid.log" >&2; exit 1; }
+  if node scripts/validate-manifests.mjs "$dir" >"$OUT/invalid.log" 2>&1; then
+    echo "FAILED (validated)"
+    exit 1
+  elif ! grep -qF -- "$fragment" "$OUT/invalid.log"; then
+    echo "FAILED (wrong error)"
+    sed 's/^/    /' "$OUT/invalid.log" >&2
+    exit 1
+  fi
+  echo "ok"
+}
+expect_invalid "an address through a ClusterIP Service" "is not dns:///<headless Service>" \
+  --set gateway.upstreamAddresses.auth=rundown-auth.rundown.svc.cluster.local:50051
+expect_invalid "an address of a Service that is not headless" "is not a rendered headless Service" \
+  --set gateway.upstreamAddresses.auth=dns:///rundown-auth.rundown.svc.cluster.local:50051
+expect_invalid "no preStop pause" "no preStop pause" --set config.shutdown.preStopSeconds=0
 
 echo "== validate rendered manifests"
 node scripts/validate-manifests.mjs "$OUT"/render/*

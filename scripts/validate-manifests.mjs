@@ -282,6 +282,50 @@ function checkRelease(dir, docs) {
     check(hpa.spec.minReplicas <= hpa.spec.maxReplicas, id, 'minReplicas > maxReplicas');
   }
 
+  // Rollouts match the drain: surge without taking a pod down first, a preStop pause on every
+  // container, and a grace period above the pause plus the process' own delay and drain.
+  for (const { where, doc } of deployments) {
+    const id = `${where} Deployment/${doc.metadata.name}`;
+    const podSpec = podSpecOf(doc) ?? {};
+    const rolling = doc.spec?.strategy?.rollingUpdate;
+    check(doc.spec?.strategy?.type === 'RollingUpdate' && rolling?.maxUnavailable === 0, id, 'rollout must be RollingUpdate with maxUnavailable 0');
+    const env = configMaps.get(doc.metadata.name)?.data ?? {};
+    for (const c of podSpec.containers ?? []) {
+      const command = c.lifecycle?.preStop?.exec?.command ?? [];
+      const pauseMs = command[0] === 'sleep' ? Number(command[1]) * 1000 : c.lifecycle?.preStop?.sleep ? c.lifecycle.preStop.sleep.seconds * 1000 : NaN;
+      if (check(Number.isFinite(pauseMs) && pauseMs > 0, `${id} container ${c.name}`, 'no preStop pause (endpoints and the ingress need a moment to drop the pod)')) {
+        const total = pauseMs + Number(env.SHUTDOWN_DELAY_MS ?? 0) + Number(env.SHUTDOWN_GRACE_MS ?? 0);
+        check((podSpec.terminationGracePeriodSeconds ?? 30) * 1000 > total, id, `terminationGracePeriodSeconds ${podSpec.terminationGracePeriodSeconds} does not exceed preStop + delay + grace (${total} ms)`);
+      }
+    }
+  }
+
+  // Internal gRPC: every <SERVICE>_ADDR / _ADMIN_ADDR is dns:/// of a headless Service of this release,
+  // with a port that Service has and the pods it selects listen on (round_robin over every pod).
+  const headless = new Map(services.filter((svc) => svc.spec?.clusterIP === 'None').map((svc) => [svc.metadata.name, svc]));
+  for (const [name, cm] of configMaps) {
+    for (const [key, value] of Object.entries(cm.data ?? {})) {
+      if (!/_ADDR$/.test(key)) continue;
+      const id = `ConfigMap/${name} ${key}`;
+      const m = /^dns:\/\/\/([a-z0-9-]+)\.([a-z0-9-]+)\.svc\.([a-z0-9.-]+):(\d+)$/.exec(String(value));
+      if (!check(m, id, `${value} is not dns:///<headless Service>.<namespace>.svc.<domain>:<port>`)) continue;
+      const [, svcName, namespace, , port] = m;
+      const svc = headless.get(svcName);
+      if (!check(svc, id, `${svcName} is not a rendered headless Service (clusterIP: None)`)) continue;
+      check((svc.metadata.namespace ?? namespace) === namespace, id, `${svcName} is in namespace ${svc.metadata.namespace}, not ${namespace}`);
+      check(svc.spec.publishNotReadyAddresses !== true, id, `${svcName} publishes pods that are not ready`);
+      const servicePort = (svc.spec.ports ?? []).find((p) => String(p.port) === port);
+      if (!check(servicePort, id, `${svcName} has no port ${port}`)) continue;
+      const pods = deployments.filter((d) => matches(svc.spec.selector, d.doc.spec?.template?.metadata?.labels));
+      const listening = pods.some((d) =>
+        (d.doc.spec.template.spec.containers ?? []).some((c) =>
+          (c.ports ?? []).some((p) => String(p.containerPort) === port && (servicePort.targetPort === undefined || servicePort.targetPort === p.name || servicePort.targetPort === p.containerPort)),
+        ),
+      );
+      check(listening, id, `no pod behind ${svcName} listens on ${port} (a headless Service maps no ports)`);
+    }
+  }
+
   // Services select pods and target named ports those pods expose.
   for (const svc of services) {
     const id = `Service/${svc.metadata.name}`;
@@ -395,7 +439,8 @@ console.log('  unique names; labels; Deployments: resources, non-root, read-only
 console.log('  seccomp RuntimeDefault, /tmp emptyDir, liveness+readiness probes (native gRPC for gRPC services), checksum');
 console.log('  annotations, own ConfigMap, a PDB (not blocking drains), a NetworkPolicy; HPA targets; Service selectors/ports;');
 console.log('  Ingress backends, no admin port, cookie affinity; NetworkPolicy caller restrictions; hook Jobs independent of');
-console.log('  regular objects.');
+console.log('  regular objects; rollouts with maxUnavailable 0, a preStop pause and a grace period above pause + delay + drain;');
+console.log('  every internal address dns:/// of a headless Service whose pods listen on its port.');
 console.log(`${checks} checks, ${failures.length} failure(s)`);
 if (failures.length) {
   for (const f of failures) console.error(`FAIL ${f}`);

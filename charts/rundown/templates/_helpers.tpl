@@ -275,7 +275,31 @@ Secret env entries of a service. Usage: include "rundown.secretEnv" (dict "ctx" 
 {{- end -}}
 
 {{/*
-Address of an upstream service ("host:port") or "" when it is neither enabled nor overridden.
+Name of a service's headless Service (one DNS A record per ready pod), which internal gRPC clients resolve.
+Usage: include "rundown.headlessName" (dict "ctx" $ "name" "auth")
+*/}}
+{{- define "rundown.headlessName" -}}
+{{- include "rundown.componentName" (dict "ctx" .ctx "name" (printf "%s-headless" .name)) -}}
+{{- end -}}
+
+{{/*
+The services some enabled service calls (an enabled service lists it in `upstreams`), space-separated: they
+get a headless Service.
+*/}}
+{{- define "rundown.calledServices" -}}
+{{- $called := list -}}
+{{- range $name := splitList " " (include "rundown.serviceNames" .) -}}
+{{- $svc := index $.Values $name -}}
+{{- if $svc.enabled -}}
+{{- $called = concat $called ($svc.upstreams | default list) -}}
+{{- end -}}
+{{- end -}}
+{{- join " " ($called | uniq) -}}
+{{- end -}}
+
+{{/*
+Address of an upstream service or "" when it is neither enabled nor overridden: dns:/// of its headless Service
+with the container port (a headless Service maps no ports: clients connect to the pods themselves).
 Usage: include "rundown.upstreamAddr" (dict "ctx" $ "svc" $svc "up" "auth")
 */}}
 {{- define "rundown.upstreamAddr" -}}
@@ -287,23 +311,23 @@ Usage: include "rundown.upstreamAddr" (dict "ctx" $ "svc" $svc "up" "auth")
 {{- if $override -}}
 {{- $override -}}
 {{- else if $target.enabled -}}
-{{- printf "%s.%s.svc.%s:%v" (include "rundown.componentName" (dict "ctx" .ctx "name" .up)) (include "rundown.namespace" .ctx) .ctx.Values.clusterDomain $target.service.ports.grpc -}}
+{{- printf "dns:///%s.%s.svc.%s:%v" (include "rundown.headlessName" (dict "ctx" .ctx "name" .up)) (include "rundown.namespace" .ctx) .ctx.Values.clusterDomain $target.containerPorts.grpc -}}
 {{- end -}}
 {{- end -}}
 
 {{/*
-Address of an upstream's admin gRPC port ("host:port"), or "" when it has none (not enabled, no grpc-admin
+Address of an upstream's admin gRPC port (dns:/// of its headless Service), or "" when it has none (not enabled, no grpc-admin
 port). Override: <svc>.upstreamAddresses.<up>-admin.
 Usage: include "rundown.upstreamAdminAddr" (dict "ctx" $ "svc" $svc "up" "auth")
 */}}
 {{- define "rundown.upstreamAdminAddr" -}}
 {{- $override := get (.svc.upstreamAddresses | default dict) (printf "%s-admin" .up) -}}
 {{- $target := index .ctx.Values .up | default dict -}}
-{{- $port := index ($target.service | default dict).ports "grpc-admin" -}}
+{{- $port := index ($target.containerPorts | default dict) "grpc-admin" -}}
 {{- if $override -}}
 {{- $override -}}
 {{- else if and $target.enabled $port -}}
-{{- printf "%s.%s.svc.%s:%v" (include "rundown.componentName" (dict "ctx" .ctx "name" .up)) (include "rundown.namespace" .ctx) .ctx.Values.clusterDomain $port -}}
+{{- printf "dns:///%s.%s.svc.%s:%v" (include "rundown.headlessName" (dict "ctx" .ctx "name" .up)) (include "rundown.namespace" .ctx) .ctx.Values.clusterDomain $port -}}
 {{- end -}}
 {{- end -}}
 
@@ -340,8 +364,16 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- with $v.config.shutdown -}}
 {{- $_ := set $env "SHUTDOWN_DELAY_MS" (toString .delayMs) -}}
 {{- $_ := set $env "SHUTDOWN_GRACE_MS" (toString .graceMs) -}}
-{{- if le (mul $svc.terminationGracePeriodSeconds 1000) (add .delayMs .graceMs) -}}
-{{- fail (printf "%s.terminationGracePeriodSeconds (%v s) must exceed config.shutdown.delayMs + graceMs (%v ms): the kubelet would kill a draining pod" $name $svc.terminationGracePeriodSeconds (add .delayMs .graceMs)) -}}
+{{- $total := add (mul (.preStopSeconds | default 0) 1000) .delayMs .graceMs -}}
+{{- if le (mul $svc.terminationGracePeriodSeconds 1000) $total -}}
+{{- fail (printf "%s.terminationGracePeriodSeconds (%v s) must exceed config.shutdown.preStopSeconds + delayMs + graceMs (%v ms): the kubelet would kill a draining pod" $name $svc.terminationGracePeriodSeconds $total) -}}
+{{- end -}}
+{{- end -}}
+{{- with $v.config.grpc -}}
+{{- $_ := set $env "GRPC_MAX_CONNECTION_AGE_MS" (toString .maxConnectionAgeMs) -}}
+{{- $_ := set $env "GRPC_MAX_CONNECTION_AGE_GRACE_MS" (toString .maxConnectionAgeGraceMs) -}}
+{{- if gt (int .maxConnectionAgeGraceMs) (int $v.config.shutdown.graceMs) -}}
+{{- fail (printf "config.grpc.maxConnectionAgeGraceMs (%v ms) must fit in config.shutdown.graceMs (%v ms): a stopping pod lets its gRPC calls finish that long" .maxConnectionAgeGraceMs $v.config.shutdown.graceMs) -}}
 {{- end -}}
 {{- end -}}
 {{- if $v.metrics.enabled -}}

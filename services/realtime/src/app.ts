@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
-import { createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { counter, createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
 import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -55,6 +55,9 @@ export async function main(): Promise<void> {
     });
     sockets.io.adapter(createAdapter(redis, sub));
     observeGauge('rundown.socketio.connections', { description: 'Open v0 Socket.IO connections on this replica' }, () => sockets.io.engine.clientsCount);
+    // Connections stay where they were made; this counts the new ones each replica takes (its share).
+    const accepted = counter('rundown.socketio.sessions', { description: 'v0 Socket.IO connections accepted by this replica' });
+    sockets.io.on('connection', () => accepted.add(1));
     // Readiness off first on SIGTERM (lifecycle.ts); the sockets are closed after the delay.
     onStopping(() => {
       ready = false;

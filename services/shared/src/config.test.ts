@@ -34,11 +34,11 @@ describe('loadConfig', () => {
 
 describe('a service address', () => {
   const address = { ADDR: env.address() };
-  it('is one host:port, a dns:/// name for every replica behind it, or a comma list of replicas', () => {
-    for (const ok of ['auth:50051', 'dns:///rundown-rundown-headless:50052', '127.0.0.1:50052,127.0.0.1:50062']) {
+  it('is one host:port, a dns:/// name for every replica behind it (or asked of a given DNS server), or a comma list of replicas', () => {
+    for (const ok of ['auth:50051', 'dns:///rundown-rundown-headless:50052', 'dns://127.0.0.1:61653/rundown.replicas.test:50052', '127.0.0.1:50052,127.0.0.1:50062']) {
       expect(loadConfig(address, { ADDR: ok }).ADDR).toBe(ok);
     }
-    for (const bad of ['auth', 'http://auth:50051', '127.0.0.1:50052,', 'a b:1']) {
+    for (const bad of ['auth', 'http://auth:50051', '127.0.0.1:50052,', 'a b:1', 'dns://127.0.0.1:53/rundown']) {
       expect(() => loadConfig(address, { ADDR: bad }), bad).toThrow(ConfigError);
     }
   });

@@ -38,9 +38,12 @@ export const env = {
         return false;
       }
     }, `must be a ${protocols.join(' or ')} URL`),
-  // One `host:port`, a `dns:///name:port` (every replica behind it), or a comma list of replicas.
+  // One `host:port`, a `dns:///name:port` (every replica behind it; `dns://<dns server>/name:port`
+  // asks that server, as the local scale-out does), or a comma list of replicas.
   address: () =>
-    z.string().regex(/^(dns:\/\/\/)?[^\s:,/]+:\d{1,5}(,[^\s:,/]+:\d{1,5})*$/, 'must be host:port, dns:///host:port or a comma list of host:port'),
+    z
+      .string()
+      .regex(/^(dns:\/\/[^\s/]*\/)?[^\s:,/]+:\d{1,5}(,[^\s:,/]+:\d{1,5})*$/, 'must be host:port, dns:///host:port or a comma list of host:port'),
   secret: (minLength: number) => z.string().min(minLength, `must be at least ${minLength} characters`),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   int: (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback),

@@ -1,6 +1,7 @@
-import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream } from '@grpc/grpc-js';
+import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream, type Metadata } from '@grpc/grpc-js';
 import type { CallerContext } from './context.js';
 import { fromGrpcError } from './errors.js';
+import { internalServiceConfig } from './retry-policy.js';
 import type { ContextSigner } from './trust.js';
 
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
@@ -58,14 +59,18 @@ async function* readStream(start: () => ClientReadableStream<unknown>, signal: A
   }
 }
 
-const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+/** Built once: every channel of the process carries the same text (see internalServiceConfig). */
+let serviceConfig: string | undefined;
+
+/** The shortest time between two DNS resolutions of a target (grpc-js' default is 30 s). */
+export const DNS_MIN_INTERVAL_MS = 2_000;
 
 /** A client's HTTP/2 receive window: the largest answer it accepts (grpc-js's default limit), so none waits for a window update. */
 const ANSWER_WINDOW_BYTES = 4 * 1024 * 1024;
 
 /**
- * The gRPC target of a `<NAME>_ADDR`: `host:port` as it is; a comma list of replicas
- * (`127.0.0.1:50052,127.0.0.1:50062`) as grpc-js' static `ipv4:` list (IP addresses only).
+ * The gRPC target of a `<NAME>_ADDR`: `host:port` or a `dns:` name as it is; a comma list of
+ * replicas (`127.0.0.1:50052,127.0.0.1:50062`) as grpc-js' static `ipv4:` list (IP addresses only).
  */
 export function grpcTarget(address: string): string {
   if (!address.includes(',')) return address;
@@ -74,6 +79,18 @@ export function grpcTarget(address: string): string {
     throw new Error(`${address}: a list of replicas must name IPv4 addresses (or use one dns:/// name)`);
   }
   return `ipv4:${parts.join(',')}`;
+}
+
+/**
+ * A unary call waits, within its deadline, for a replica it can reach rather than fail at once when
+ * none is connected: during a rolling update the last connected replica may be draining while the
+ * channel is still resolving its name to the new ones (and a write cannot be retried). A service
+ * that stays down still fails the call at its deadline (UNAVAILABLE or DEADLINE_EXCEEDED, both
+ * `service_unavailable` at the edge).
+ */
+function waitingForReady(metadata: Metadata): Metadata {
+  metadata.setOptions({ waitForReady: true });
+  return metadata;
 }
 
 /**
@@ -91,9 +108,18 @@ export function createClient<Def extends object>(
     // default 64 KB made a 450 KB answer (a 500-cell bulk's cells) wait for several window updates,
     // each a wake-up of both processes (a 300 KB call answered with 450 KB: p50 2.1-2.6 -> 1.4-1.6 ms).
     'grpc-node.flow_control_window': ANSWER_WINDOW_BYTES,
-    // Calls spread over every address the target names (a comma list, or every pod behind a headless
-    // Service's DNS name); a replica that drains (GOAWAY) leaves the rotation and its calls go elsewhere.
-    'grpc.service_config': ROUND_ROBIN,
+    // round_robin over every address the target names (a comma list, or every pod behind a headless
+    // Service's DNS name) and retries of the retry-safe methods: see retry-policy.ts.
+    'grpc.service_config': (serviceConfig ??= internalServiceConfig()),
+    // That config is ours alone: no TXT lookups of a service config in DNS.
+    'grpc.service_config_disable_resolution': 1,
+    // A `dns:` name is resolved again whenever a connection closes (a replica drained, or a server
+    // aged the connection out: GRPC_MAX_CONNECTION_AGE_MS), at most this often: so pods added behind
+    // the name get calls within that age plus this (the chart's values say the bound).
+    'grpc.dns_min_time_between_resolutions_ms': DNS_MIN_INTERVAL_MS,
+    // Reconnects to a replica, and resolutions that found none, back off to 5 s at most (grpc-js: 120 s):
+    // a service whose every pod was replaced is found again within seconds.
+    'grpc.max_reconnect_backoff_ms': 5_000,
     ...options.channelOptions,
   });
   const deadlineMs = options.deadlineMs ?? 5_000;
@@ -121,7 +147,7 @@ export function createClient<Def extends object>(
               method.requestSerialize,
               method.responseDeserialize,
               request,
-              options.signer(ctx, method.path),
+              waitingForReady(options.signer(ctx, method.path)),
               { deadline: Date.now() + deadlineMs },
               (err, response) => (err ? reject(fromGrpcError(err)) : resolve(response)),
             );

@@ -12,6 +12,8 @@ import {
 import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
+import { z } from 'zod';
+import { env, loadConfig } from '../config.js';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { knownErrorOf } from '../errors/unavailable.js';
 import type { CallerName } from '../services.js';
@@ -239,6 +241,23 @@ function adapt(binding: ServiceBinding, gate: Gate, closing: AbortSignal): Untyp
   return impl;
 }
 
+/**
+ * Every gRPC server's own settings (read from the environment when it starts):
+ * - `GRPC_HOST`: the address it binds (all interfaces; a local scale-out gives each replica its own
+ *   loopback address, as each pod has its own IP);
+ * - `GRPC_MAX_CONNECTION_AGE_MS`: a client connection older than this (±10 %) is sent GOAWAY; the
+ *   client connects again and resolves its `dns:` name again, so replicas added behind a headless
+ *   Service get their share of calls within that time (0: never);
+ * - `GRPC_MAX_CONNECTION_AGE_GRACE_MS`: how long the calls in flight on a connection the server
+ *   closes (aged out, or the server stopping) may still run; above every caller's deadline (5 s),
+ *   so closing a connection never cuts a call.
+ */
+export const grpcServerShape = {
+  GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+  GRPC_MAX_CONNECTION_AGE_MS: env.int(30_000),
+  GRPC_MAX_CONNECTION_AGE_GRACE_MS: env.int(10_000, 1_000),
+};
+
 export interface RunningGrpcServer {
   server: Server;
   port: number;
@@ -262,8 +281,14 @@ export async function startGrpcServer(options: {
   if (new Set(options.services.map((s) => s.admin)).size > 1) {
     throw new Error('admin services and the others are served on separate ports (ADMIN_GRPC_PORT): start one server for each');
   }
+  const settings = loadConfig(grpcServerShape);
   const gate: Gate = { keys: options.keys, logger: options.logger };
-  const server = new Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+  const server = new Server({
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    ...(settings.GRPC_MAX_CONNECTION_AGE_MS > 0
+      ? { 'grpc.max_connection_age_ms': settings.GRPC_MAX_CONNECTION_AGE_MS, 'grpc.max_connection_age_grace_ms': settings.GRPC_MAX_CONNECTION_AGE_GRACE_MS }
+      : {}),
+  });
   const closing = new AbortController();
   const names = options.services.map((s) => serviceName(s.definition));
   const health = new HealthImplementation(Object.fromEntries([['', 'SERVING'], ...names.map((n) => [n, 'SERVING'])]));
@@ -276,7 +301,7 @@ export async function startGrpcServer(options: {
   // while it still serves what reaches it (see lifecycle.ts).
   const forget = onStopping(notServing);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) =>
+    server.bindAsync(`${options.host ?? settings.GRPC_HOST}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) =>
       err ? reject(err) : resolve(bound),
     );
   });
@@ -291,7 +316,10 @@ export async function startGrpcServer(options: {
         notServing();
         // Open streams would hold tryShutdown for ever: end them (their clients see UNAVAILABLE and reconnect).
         closing.abort();
-        const timer = setTimeout(() => server.forceShutdown(), 5000);
+        // GOAWAY to every client (they move to the other replicas; a call racing it is refused before
+        // any handler ran, and grpc-js sends it again elsewhere), then the calls in flight finish:
+        // none is cut before the grace its callers' deadlines fit in.
+        const timer = setTimeout(() => server.forceShutdown(), settings.GRPC_MAX_CONNECTION_AGE_GRACE_MS);
         server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();

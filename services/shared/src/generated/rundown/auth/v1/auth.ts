@@ -1256,6 +1256,32 @@ export const GetVerificationKeysResponse: MessageFns<GetVerificationKeysResponse
 };
 
 /** What services ask of auth on their own behalf (the admin surface is AuthAdminService). */
+export type AuthServiceDefinition = typeof AuthServiceDefinition;
+export const AuthServiceDefinition = {
+  name: "AuthService",
+  fullName: "rundown.auth.v1.AuthService",
+  methods: {
+    /** A team's plan and limits in force: the owner's answer for plan facts (e.g. the rundown quota). */
+    getTeam: {
+      name: "GetTeam",
+      requestType: GetTeamRequest as typeof GetTeamRequest,
+      requestStream: false,
+      responseType: Team as typeof Team,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getVerificationKeys: {
+      name: "GetVerificationKeys",
+      requestType: GetVerificationKeysRequest as typeof GetVerificationKeysRequest,
+      requestStream: false,
+      responseType: GetVerificationKeysResponse as typeof GetVerificationKeysResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+/** What services ask of auth on their own behalf (the admin surface is AuthAdminService). */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
   /** A team's plan and limits in force: the owner's answer for plan facts (e.g. the rundown quota). */

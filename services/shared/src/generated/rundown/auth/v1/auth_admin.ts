@@ -38,6 +38,78 @@ export const protobufPackage = "rundown.auth.v1";
 
 export const protobufFileName = "rundown/auth/v1/auth_admin.proto";
 
+export type AuthAdminServiceDefinition = typeof AuthAdminServiceDefinition;
+export const AuthAdminServiceDefinition = {
+  name: "AuthAdminService",
+  fullName: "rundown.auth.v1.AuthAdminService",
+  methods: {
+    createTeam: {
+      name: "CreateTeam",
+      requestType: CreateTeamRequest as typeof CreateTeamRequest,
+      requestStream: false,
+      responseType: Team as typeof Team,
+      responseStream: false,
+      options: {},
+    },
+    getTeam: {
+      name: "GetTeam",
+      requestType: GetTeamRequest as typeof GetTeamRequest,
+      requestStream: false,
+      responseType: Team as typeof Team,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateTeam: {
+      name: "UpdateTeam",
+      requestType: UpdateTeamRequest as typeof UpdateTeamRequest,
+      requestStream: false,
+      responseType: Team as typeof Team,
+      responseStream: false,
+      options: {},
+    },
+    mintToken: {
+      name: "MintToken",
+      requestType: MintTokenRequest as typeof MintTokenRequest,
+      requestStream: false,
+      responseType: MintTokenResponse as typeof MintTokenResponse,
+      responseStream: false,
+      options: {},
+    },
+    listTokens: {
+      name: "ListTokens",
+      requestType: ListTokensRequest as typeof ListTokensRequest,
+      requestStream: false,
+      responseType: ListTokensResponse as typeof ListTokensResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    revokeToken: {
+      name: "RevokeToken",
+      requestType: RevokeTokenRequest as typeof RevokeTokenRequest,
+      requestStream: false,
+      responseType: Token as typeof Token,
+      responseStream: false,
+      options: {},
+    },
+    rotateTeamTokens: {
+      name: "RotateTeamTokens",
+      requestType: RotateTeamTokensRequest as typeof RotateTeamTokensRequest,
+      requestStream: false,
+      responseType: RotateTeamTokensResponse as typeof RotateTeamTokensResponse,
+      responseStream: false,
+      options: {},
+    },
+    issueV0Token: {
+      name: "IssueV0Token",
+      requestType: IssueV0TokenRequest as typeof IssueV0TokenRequest,
+      requestStream: false,
+      responseType: IssueV0TokenResponse as typeof IssueV0TokenResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type AuthAdminServiceService = typeof AuthAdminServiceService;
 export const AuthAdminServiceService = {
   createTeam: {

@@ -1175,6 +1175,39 @@ export const SnapshotCellsResponse: MessageFns<SnapshotCellsResponse> = {
 };
 
 /** The public API of the context, reached by the gateway. */
+export type CellServiceDefinition = typeof CellServiceDefinition;
+export const CellServiceDefinition = {
+  name: "CellService",
+  fullName: "rundown.cells.v1.CellService",
+  methods: {
+    getCell: {
+      name: "GetCell",
+      requestType: GetCellRequest as typeof GetCellRequest,
+      requestStream: false,
+      responseType: Cell as typeof Cell,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    listCells: {
+      name: "ListCells",
+      requestType: ListCellsRequest as typeof ListCellsRequest,
+      requestStream: false,
+      responseType: ListCellsResponse as typeof ListCellsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    writeCells: {
+      name: "WriteCells",
+      requestType: WriteCellsRequest as typeof WriteCellsRequest,
+      requestStream: false,
+      responseType: WriteCellsResponse as typeof WriteCellsResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/** The public API of the context, reached by the gateway. */
 export type CellServiceService = typeof CellServiceService;
 export const CellServiceService = {
   getCell: {
@@ -1265,6 +1298,63 @@ export const CellServiceClient = makeGenericClientConstructor(
   service: typeof CellServiceService;
   serviceName: string;
 };
+
+/** What the rundown context asks of the cells context (cascades, nested create, side-loading). */
+export type RundownCellsServiceDefinition = typeof RundownCellsServiceDefinition;
+export const RundownCellsServiceDefinition = {
+  name: "RundownCellsService",
+  fullName: "rundown.cells.v1.RundownCellsService",
+  methods: {
+    deleteColumnCells: {
+      name: "DeleteColumnCells",
+      requestType: DeleteColumnCellsRequest as typeof DeleteColumnCellsRequest,
+      requestStream: false,
+      responseType: DeleteCellsResponse as typeof DeleteCellsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    deleteCueCells: {
+      name: "DeleteCueCells",
+      requestType: DeleteCueCellsRequest as typeof DeleteCueCellsRequest,
+      requestStream: false,
+      responseType: DeleteCellsResponse as typeof DeleteCellsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    deleteRundownCells: {
+      name: "DeleteRundownCells",
+      requestType: DeleteRundownCellsRequest as typeof DeleteRundownCellsRequest,
+      requestStream: false,
+      responseType: DeleteCellsResponse as typeof DeleteCellsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    stageRundownCells: {
+      name: "StageRundownCells",
+      requestType: StageRundownCellsRequest as typeof StageRundownCellsRequest,
+      requestStream: false,
+      responseType: StageRundownCellsResponse as typeof StageRundownCellsResponse,
+      responseStream: false,
+      options: {},
+    },
+    confirmRundown: {
+      name: "ConfirmRundown",
+      requestType: ConfirmRundownRequest as typeof ConfirmRundownRequest,
+      requestStream: false,
+      responseType: ConfirmRundownResponse as typeof ConfirmRundownResponse,
+      responseStream: false,
+      options: {},
+    },
+    snapshotCells: {
+      name: "SnapshotCells",
+      requestType: SnapshotCellsRequest as typeof SnapshotCellsRequest,
+      requestStream: false,
+      responseType: SnapshotCellsResponse as typeof SnapshotCellsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
 
 /** What the rundown context asks of the cells context (cascades, nested create, side-loading). */
 export type RundownCellsServiceService = typeof RundownCellsServiceService;

@@ -830,6 +830,64 @@ export const AdminCreateColumnRequest: MessageFns<AdminCreateColumnRequest> = {
   },
 };
 
+export type ColumnServiceDefinition = typeof ColumnServiceDefinition;
+export const ColumnServiceDefinition = {
+  name: "ColumnService",
+  fullName: "rundown.rundown.v1.ColumnService",
+  methods: {
+    listColumns: {
+      name: "ListColumns",
+      requestType: ListColumnsRequest as typeof ListColumnsRequest,
+      requestStream: false,
+      responseType: ListColumnsResponse as typeof ListColumnsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getColumn: {
+      name: "GetColumn",
+      requestType: GetColumnRequest as typeof GetColumnRequest,
+      requestStream: false,
+      responseType: Column as typeof Column,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createColumn: {
+      name: "CreateColumn",
+      requestType: CreateColumnRequest as typeof CreateColumnRequest,
+      requestStream: false,
+      responseType: ColumnWriteResponse as typeof ColumnWriteResponse,
+      responseStream: false,
+      options: {},
+    },
+    updateColumn: {
+      name: "UpdateColumn",
+      requestType: UpdateColumnRequest as typeof UpdateColumnRequest,
+      requestStream: false,
+      responseType: ColumnWriteResponse as typeof ColumnWriteResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** `column.deleted` (with the cells removed, as the cells context reports) and `rundown.changed`. */
+    deleteColumn: {
+      name: "DeleteColumn",
+      requestType: DeleteColumnRequest as typeof DeleteColumnRequest,
+      requestStream: false,
+      responseType: WriteEffects as typeof WriteEffects,
+      responseStream: false,
+      options: {},
+    },
+    /** Private and non-text columns are the admin surface's: see RundownAdminService. */
+    reorderColumns: {
+      name: "ReorderColumns",
+      requestType: ReorderColumnsRequest as typeof ReorderColumnsRequest,
+      requestStream: false,
+      responseType: ReorderColumnsResponse as typeof ReorderColumnsResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type ColumnServiceService = typeof ColumnServiceService;
 export const ColumnServiceService = {
   listColumns: {

@@ -568,6 +568,38 @@ export const ReadWithCellsResponse: MessageFns<ReadWithCellsResponse> = {
   },
 };
 
+export type CoordinateServiceDefinition = typeof CoordinateServiceDefinition;
+export const CoordinateServiceDefinition = {
+  name: "CoordinateService",
+  fullName: "rundown.rundown.v1.CoordinateService",
+  methods: {
+    describeCoordinates: {
+      name: "DescribeCoordinates",
+      requestType: DescribeCoordinatesRequest as typeof DescribeCoordinatesRequest,
+      requestStream: false,
+      responseType: DescribeCoordinatesResponse as typeof DescribeCoordinatesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    rundownsExist: {
+      name: "RundownsExist",
+      requestType: RundownsExistRequest as typeof RundownsExistRequest,
+      requestStream: false,
+      responseType: RundownsExistResponse as typeof RundownsExistResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    readWithCells: {
+      name: "ReadWithCells",
+      requestType: ReadWithCellsRequest as typeof ReadWithCellsRequest,
+      requestStream: false,
+      responseType: ReadWithCellsResponse as typeof ReadWithCellsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
 export type CoordinateServiceService = typeof CoordinateServiceService;
 export const CoordinateServiceService = {
   describeCoordinates: {

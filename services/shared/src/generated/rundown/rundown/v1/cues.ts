@@ -1743,6 +1743,71 @@ export const CuesResult: MessageFns<CuesResult> = {
   },
 };
 
+export type CueServiceDefinition = typeof CueServiceDefinition;
+export const CueServiceDefinition = {
+  name: "CueService",
+  fullName: "rundown.rundown.v1.CueService",
+  methods: {
+    listCues: {
+      name: "ListCues",
+      requestType: ListCuesRequest as typeof ListCuesRequest,
+      requestStream: false,
+      responseType: ListCuesResponse as typeof ListCuesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getCue: {
+      name: "GetCue",
+      requestType: GetCueRequest as typeof GetCueRequest,
+      requestStream: false,
+      responseType: Cue as typeof Cue,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createCue: {
+      name: "CreateCue",
+      requestType: CreateCueRequest as typeof CreateCueRequest,
+      requestStream: false,
+      responseType: CueResult as typeof CueResult,
+      responseStream: false,
+      options: {},
+    },
+    updateCue: {
+      name: "UpdateCue",
+      requestType: UpdateCueRequest as typeof UpdateCueRequest,
+      requestStream: false,
+      responseType: CueResult as typeof CueResult,
+      responseStream: false,
+      options: {},
+    },
+    deleteCue: {
+      name: "DeleteCue",
+      requestType: DeleteCueRequest as typeof DeleteCueRequest,
+      requestStream: false,
+      responseType: WriteEffects as typeof WriteEffects,
+      responseStream: false,
+      options: {},
+    },
+    bulkCues: {
+      name: "BulkCues",
+      requestType: BulkCuesRequest as typeof BulkCuesRequest,
+      requestStream: false,
+      responseType: CuesResult as typeof CuesResult,
+      responseStream: false,
+      options: {},
+    },
+    /** The lock (SetPreventEdits) is not writable through v1: see RundownAdminService. */
+    reorderCues: {
+      name: "ReorderCues",
+      requestType: ReorderCuesRequest as typeof ReorderCuesRequest,
+      requestStream: false,
+      responseType: CuesResult as typeof CuesResult,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type CueServiceService = typeof CueServiceService;
 export const CueServiceService = {
   listCues: {

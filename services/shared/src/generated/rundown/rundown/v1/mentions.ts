@@ -819,6 +819,62 @@ export const BulkMentionsResponse: MessageFns<BulkMentionsResponse> = {
   },
 };
 
+export type MentionServiceDefinition = typeof MentionServiceDefinition;
+export const MentionServiceDefinition = {
+  name: "MentionService",
+  fullName: "rundown.rundown.v1.MentionService",
+  methods: {
+    listMentions: {
+      name: "ListMentions",
+      requestType: ListMentionsRequest as typeof ListMentionsRequest,
+      requestStream: false,
+      responseType: ListMentionsResponse as typeof ListMentionsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getMention: {
+      name: "GetMention",
+      requestType: GetMentionRequest as typeof GetMentionRequest,
+      requestStream: false,
+      responseType: Mention as typeof Mention,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createMention: {
+      name: "CreateMention",
+      requestType: CreateMentionRequest as typeof CreateMentionRequest,
+      requestStream: false,
+      responseType: MentionResult as typeof MentionResult,
+      responseStream: false,
+      options: {},
+    },
+    updateMention: {
+      name: "UpdateMention",
+      requestType: UpdateMentionRequest as typeof UpdateMentionRequest,
+      requestStream: false,
+      responseType: MentionResult as typeof MentionResult,
+      responseStream: false,
+      options: {},
+    },
+    deleteMention: {
+      name: "DeleteMention",
+      requestType: DeleteMentionRequest as typeof DeleteMentionRequest,
+      requestStream: false,
+      responseType: WriteEffects as typeof WriteEffects,
+      responseStream: false,
+      options: {},
+    },
+    bulkMentions: {
+      name: "BulkMentions",
+      requestType: BulkMentionsRequest as typeof BulkMentionsRequest,
+      requestStream: false,
+      responseType: BulkMentionsResponse as typeof BulkMentionsResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type MentionServiceService = typeof MentionServiceService;
 export const MentionServiceService = {
   listMentions: {

@@ -257,6 +257,30 @@ export const UpdateOutputMessageResponse: MessageFns<UpdateOutputMessageResponse
   },
 };
 
+export type OutputMessageServiceDefinition = typeof OutputMessageServiceDefinition;
+export const OutputMessageServiceDefinition = {
+  name: "OutputMessageService",
+  fullName: "rundown.rundown.v1.OutputMessageService",
+  methods: {
+    getOutputMessage: {
+      name: "GetOutputMessage",
+      requestType: GetOutputMessageRequest as typeof GetOutputMessageRequest,
+      requestStream: false,
+      responseType: OutputMessage as typeof OutputMessage,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateOutputMessage: {
+      name: "UpdateOutputMessage",
+      requestType: UpdateOutputMessageRequest as typeof UpdateOutputMessageRequest,
+      requestStream: false,
+      responseType: UpdateOutputMessageResponse as typeof UpdateOutputMessageResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type OutputMessageServiceService = typeof OutputMessageServiceService;
 export const OutputMessageServiceService = {
   getOutputMessage: {

@@ -232,6 +232,22 @@ export const PlayableOrder: MessageFns<PlayableOrder> = {
   },
 };
 
+export type PlayableOrderServiceDefinition = typeof PlayableOrderServiceDefinition;
+export const PlayableOrderServiceDefinition = {
+  name: "PlayableOrderService",
+  fullName: "rundown.rundown.v1.PlayableOrderService",
+  methods: {
+    getPlayableOrder: {
+      name: "GetPlayableOrder",
+      requestType: GetPlayableOrderRequest as typeof GetPlayableOrderRequest,
+      requestStream: false,
+      responseType: PlayableOrder as typeof PlayableOrder,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
 export type PlayableOrderServiceService = typeof PlayableOrderServiceService;
 export const PlayableOrderServiceService = {
   getPlayableOrder: {

@@ -1378,6 +1378,62 @@ export const RundownResult: MessageFns<RundownResult> = {
   },
 };
 
+export type RundownServiceDefinition = typeof RundownServiceDefinition;
+export const RundownServiceDefinition = {
+  name: "RundownService",
+  fullName: "rundown.rundown.v1.RundownService",
+  methods: {
+    createRundown: {
+      name: "CreateRundown",
+      requestType: CreateRundownRequest as typeof CreateRundownRequest,
+      requestStream: false,
+      responseType: RundownResult as typeof RundownResult,
+      responseStream: false,
+      options: {},
+    },
+    getRundown: {
+      name: "GetRundown",
+      requestType: GetRundownRequest as typeof GetRundownRequest,
+      requestStream: false,
+      responseType: Rundown as typeof Rundown,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getRundownWithCues: {
+      name: "GetRundownWithCues",
+      requestType: GetRundownWithCuesRequest as typeof GetRundownWithCuesRequest,
+      requestStream: false,
+      responseType: RundownWithCues as typeof RundownWithCues,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateRundown: {
+      name: "UpdateRundown",
+      requestType: UpdateRundownRequest as typeof UpdateRundownRequest,
+      requestStream: false,
+      responseType: RundownResult as typeof RundownResult,
+      responseStream: false,
+      options: {},
+    },
+    listRundowns: {
+      name: "ListRundowns",
+      requestType: ListRundownsRequest as typeof ListRundownsRequest,
+      requestStream: false,
+      responseType: ListRundownsResponse as typeof ListRundownsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    deleteRundown: {
+      name: "DeleteRundown",
+      requestType: DeleteRundownRequest as typeof DeleteRundownRequest,
+      requestStream: false,
+      responseType: WriteEffects as typeof WriteEffects,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type RundownServiceService = typeof RundownServiceService;
 export const RundownServiceService = {
   createRundown: {

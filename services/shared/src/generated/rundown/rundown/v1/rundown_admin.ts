@@ -24,6 +24,30 @@ export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/rundown_admin.proto";
 
+export type RundownAdminServiceDefinition = typeof RundownAdminServiceDefinition;
+export const RundownAdminServiceDefinition = {
+  name: "RundownAdminService",
+  fullName: "rundown.rundown.v1.RundownAdminService",
+  methods: {
+    setPreventEdits: {
+      name: "SetPreventEdits",
+      requestType: SetPreventEditsRequest as typeof SetPreventEditsRequest,
+      requestStream: false,
+      responseType: Cue as typeof Cue,
+      responseStream: false,
+      options: {},
+    },
+    adminCreateColumn: {
+      name: "AdminCreateColumn",
+      requestType: AdminCreateColumnRequest as typeof AdminCreateColumnRequest,
+      requestStream: false,
+      responseType: ColumnWriteResponse as typeof ColumnWriteResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type RundownAdminServiceService = typeof RundownAdminServiceService;
 export const RundownAdminServiceService = {
   setPreventEdits: {

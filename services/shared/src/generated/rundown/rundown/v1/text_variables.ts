@@ -744,6 +744,62 @@ export const BulkTextVariablesResponse: MessageFns<BulkTextVariablesResponse> = 
   },
 };
 
+export type TextVariableServiceDefinition = typeof TextVariableServiceDefinition;
+export const TextVariableServiceDefinition = {
+  name: "TextVariableService",
+  fullName: "rundown.rundown.v1.TextVariableService",
+  methods: {
+    listTextVariables: {
+      name: "ListTextVariables",
+      requestType: ListTextVariablesRequest as typeof ListTextVariablesRequest,
+      requestStream: false,
+      responseType: ListTextVariablesResponse as typeof ListTextVariablesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createTextVariable: {
+      name: "CreateTextVariable",
+      requestType: CreateTextVariableRequest as typeof CreateTextVariableRequest,
+      requestStream: false,
+      responseType: TextVariableResult as typeof TextVariableResult,
+      responseStream: false,
+      options: {},
+    },
+    getTextVariable: {
+      name: "GetTextVariable",
+      requestType: GetTextVariableRequest as typeof GetTextVariableRequest,
+      requestStream: false,
+      responseType: TextVariable as typeof TextVariable,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateTextVariable: {
+      name: "UpdateTextVariable",
+      requestType: UpdateTextVariableRequest as typeof UpdateTextVariableRequest,
+      requestStream: false,
+      responseType: TextVariableResult as typeof TextVariableResult,
+      responseStream: false,
+      options: {},
+    },
+    deleteTextVariable: {
+      name: "DeleteTextVariable",
+      requestType: DeleteTextVariableRequest as typeof DeleteTextVariableRequest,
+      requestStream: false,
+      responseType: WriteEffects as typeof WriteEffects,
+      responseStream: false,
+      options: {},
+    },
+    bulkTextVariables: {
+      name: "BulkTextVariables",
+      requestType: BulkTextVariablesRequest as typeof BulkTextVariablesRequest,
+      requestStream: false,
+      responseType: BulkTextVariablesResponse as typeof BulkTextVariablesResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
 export type TextVariableServiceService = typeof TextVariableServiceService;
 export const TextVariableServiceService = {
   listTextVariables: {

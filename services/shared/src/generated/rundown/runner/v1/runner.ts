@@ -2428,6 +2428,58 @@ export const ListReportsResponse: MessageFns<ListReportsResponse> = {
   },
 };
 
+export type RunnerServiceDefinition = typeof RunnerServiceDefinition;
+export const RunnerServiceDefinition = {
+  name: "RunnerService",
+  fullName: "rundown.runner.v1.RunnerService",
+  methods: {
+    /** One action of the show caller; answers the status after it and what it changed. */
+    act: {
+      name: "Act",
+      requestType: ActRequest as typeof ActRequest,
+      requestStream: false,
+      responseType: ActResponse as typeof ActResponse,
+      responseStream: false,
+      options: {},
+    },
+    getStatus: {
+      name: "GetStatus",
+      requestType: GetStatusRequest as typeof GetStatusRequest,
+      requestStream: false,
+      responseType: Status as typeof Status,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** The plan, the actual times so far and the projection (CONTRACT §10). */
+    getTiming: {
+      name: "GetTiming",
+      requestType: GetTimingRequest as typeof GetTimingRequest,
+      requestStream: false,
+      responseType: Timing as typeof Timing,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** The current show's report, or an archived one. */
+    getReport: {
+      name: "GetReport",
+      requestType: GetReportRequest as typeof GetReportRequest,
+      requestStream: false,
+      responseType: Report as typeof Report,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Reports archived by the admin reset, newest first. */
+    listReports: {
+      name: "ListReports",
+      requestType: ListReportsRequest as typeof ListReportsRequest,
+      requestStream: false,
+      responseType: ListReportsResponse as typeof ListReportsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
 export type RunnerServiceService = typeof RunnerServiceService;
 export const RunnerServiceService = {
   /** One action of the show caller; answers the status after it and what it changed. */
@@ -2580,6 +2632,24 @@ export const RunnerServiceClient = makeGenericClientConstructor(
   service: typeof RunnerServiceService;
   serviceName: string;
 };
+
+/** The admin surface (CONTRACT §9), on the runner's admin port: the gateway's admin listener only. */
+export type RunnerAdminServiceDefinition = typeof RunnerAdminServiceDefinition;
+export const RunnerAdminServiceDefinition = {
+  name: "RunnerAdminService",
+  fullName: "rundown.runner.v1.RunnerAdminService",
+  methods: {
+    /** An ended (or any) show back to pre-show. */
+    reset: {
+      name: "Reset",
+      requestType: ResetRequest as typeof ResetRequest,
+      requestStream: false,
+      responseType: ActResponse as typeof ActResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
 
 /** The admin surface (CONTRACT §9), on the runner's admin port: the gateway's admin listener only. */
 export type RunnerAdminServiceService = typeof RunnerAdminServiceService;

@@ -1,0 +1,88 @@
+import * as authAdmin from '../generated/rundown/auth/v1/auth_admin.js';
+import * as auth from '../generated/rundown/auth/v1/auth.js';
+import * as cells from '../generated/rundown/cells/v1/cells.js';
+import * as columns from '../generated/rundown/rundown/v1/columns.js';
+import * as coordinates from '../generated/rundown/rundown/v1/coordinates.js';
+import * as cues from '../generated/rundown/rundown/v1/cues.js';
+import * as mentions from '../generated/rundown/rundown/v1/mentions.js';
+import * as outputMessage from '../generated/rundown/rundown/v1/output_message.js';
+import * as playable from '../generated/rundown/rundown/v1/playable.js';
+import * as rundownAdmin from '../generated/rundown/rundown/v1/rundown_admin.js';
+import * as rundown from '../generated/rundown/rundown/v1/rundown.js';
+import * as textVariables from '../generated/rundown/rundown/v1/text_variables.js';
+import * as runner from '../generated/rundown/runner/v1/runner.js';
+
+/** Every generated module that declares a service (a test checks none is missing). */
+export const SERVICE_MODULES: Readonly<Record<string, Record<string, unknown>>> = {
+  'rundown/auth/v1/auth_admin': authAdmin,
+  'rundown/auth/v1/auth': auth,
+  'rundown/cells/v1/cells': cells,
+  'rundown/rundown/v1/columns': columns,
+  'rundown/rundown/v1/coordinates': coordinates,
+  'rundown/rundown/v1/cues': cues,
+  'rundown/rundown/v1/mentions': mentions,
+  'rundown/rundown/v1/output_message': outputMessage,
+  'rundown/rundown/v1/playable': playable,
+  'rundown/rundown/v1/rundown_admin': rundownAdmin,
+  'rundown/rundown/v1/rundown': rundown,
+  'rundown/rundown/v1/text_variables': textVariables,
+  'rundown/runner/v1/runner': runner,
+};
+
+interface GenericDefinition {
+  fullName: string;
+  methods: Record<string, { name: string; options: { idempotencyLevel?: 'NO_SIDE_EFFECTS' | 'IDEMPOTENT' } }>;
+}
+
+const isDefinition = (value: unknown): value is GenericDefinition =>
+  typeof value === 'object' && value !== null && typeof (value as GenericDefinition).fullName === 'string' && typeof (value as GenericDefinition).methods === 'object';
+
+/**
+ * The methods a client may send again after a failure (`/<service>/<Method>`): those whose proto
+ * says `option idempotency_level = NO_SIDE_EFFECTS` (reads) or `IDEMPOTENT` (a write that, done
+ * twice, leaves what doing it once leaves). The protos are the one place that says so.
+ */
+export function retrySafeMethods(): { service: string; method: string }[] {
+  const out: { service: string; method: string }[] = [];
+  for (const module of Object.values(SERVICE_MODULES)) {
+    for (const value of Object.values(module)) {
+      if (!isDefinition(value)) continue;
+      for (const method of Object.values(value.methods)) {
+        if (method.options.idempotencyLevel !== undefined) out.push({ service: value.fullName, method: method.name });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The service config of every internal channel (one text for all of them, so channels to the same
+ * address share their connections, which grpc-js pools by target and options):
+ * - `round_robin`: calls go to every address the target resolves to (each pod behind a headless
+ *   Service), not to the first one; a replica that sends GOAWAY leaves the rotation;
+ * - a retry policy for the retry-safe methods: a call that failed UNAVAILABLE (its connection
+ *   closed under it, a replica stopping, a data store restarting) is sent again, to the next
+ *   replica, up to 4 attempts within the call's deadline. Other writes are never sent twice: a
+ *   stopping replica finishes them (server.ts), and grpc-js itself retries any call the server
+ *   refused before its handler ran (a GOAWAY race), which is safe for every method;
+ * - retry throttling: once more than half of a channel's recent calls failed, no more retries
+ *   (a service that is down is not hammered by its callers).
+ */
+export function internalServiceConfig(): string {
+  return JSON.stringify({
+    loadBalancingConfig: [{ round_robin: {} }],
+    methodConfig: [
+      {
+        name: retrySafeMethods(),
+        retryPolicy: {
+          maxAttempts: 4,
+          initialBackoff: '0.05s',
+          maxBackoff: '0.5s',
+          backoffMultiplier: 2,
+          retryableStatusCodes: ['UNAVAILABLE'],
+        },
+      },
+    ],
+    retryThrottling: { maxTokens: 10, tokenRatio: 0.1 },
+  });
+}
