@@ -5,7 +5,7 @@ const shared = fileURLToPath(new URL('./services/shared/src/', import.meta.url))
 
 /**
  * Three tiers under one command (`npm test`):
- * - unit: no I/O, beside the code (services/<svc>/src/**\/*.test.ts)
+ * - unit: no I/O, beside the code (services/<svc>/src/**\/*.test.ts; the gateway's page: viewer/src)
  * - medium: a service's domain and repositories wired as the service wires them, against real
  *   PostgreSQL (and Redis for its events), no transport (test/medium)
  * - integration: real PostgreSQL and Redis across the shared library and the services' transports
@@ -27,7 +27,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'], environment: 'node' },
+        test: { name: 'unit', include: ['services/*/src/**/*.test.ts', 'services/*/viewer/src/**/*.test.ts', 'scripts/**/*.test.ts'], environment: 'node' },
       },
       {
         extends: true,

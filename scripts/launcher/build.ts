@@ -8,8 +8,12 @@ import { LauncherError, REPO_ROOT, lastLines, log, run } from './util.js';
 
 /** Written into `dist/` after a successful build; its mtime is the build's time. */
 const STAMP = '.built';
-/** Files outside a workspace's `src/` that change what it compiles to. */
+/** Files outside a workspace that change what it compiles to. */
 const SHARED_INPUTS = ['tsconfig.base.json'];
+/** What a workspace's build writes or reads without building it. */
+const NOT_INPUTS = new Set(['dist', 'node_modules']);
+/** A workspace's build step after tsc, when it has one: its browser assets (the gateway's docs renderer and stage screen). */
+const ASSETS_SCRIPT = 'scripts/build-assets.mjs';
 
 /** The newest modification time under `target` (test files aside), 0 when it does not exist. */
 export function newestMtime(target: string): number {
@@ -18,10 +22,20 @@ export function newestMtime(target: string): number {
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = stat.mtimeMs; // a deleted file changes its folder's mtime
   for (const entry of readdirSync(target, { withFileTypes: true })) {
-    if (entry.isFile() && entry.name.endsWith('.test.ts')) continue;
+    if (entry.isFile() && (entry.name.endsWith('.test.ts') || entry.name.endsWith('.md'))) continue;
     newest = Math.max(newest, newestMtime(path.join(target, entry.name)));
   }
   return newest;
+}
+
+/** A workspace's inputs: everything in its folder but its build output (the folder's own mtime changes with dist/). */
+function newestInput(dir: string): number {
+  return Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => !NOT_INPUTS.has(entry.name))
+      .map((entry) => newestMtime(path.join(dir, entry.name))),
+  );
 }
 
 /**
@@ -48,14 +62,15 @@ export function staleWorkspaces(): string[] {
     if (!existsSync(path.join(dir, 'tsconfig.build.json'))) return false;
     // Our stamp if there is one, else the entry point tsc wrote (a plain `npm run build`, as CI runs before the tests).
     const [built = 0] = [STAMP, 'main.js', 'index.js'].map((file) => path.join(dir, 'dist', file)).filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs);
-    const inputs = Math.max(common, newestMtime(path.join(dir, 'src')), newestMtime(path.join(dir, 'tsconfig.build.json')), newestMtime(path.join(dir, 'package.json')));
+    const inputs = Math.max(common, newestInput(dir));
     return inputs > built;
   });
 }
 
 /**
- * Builds (tsc) every stale workspace, as many at once as the machine has cores (each is its own
- * tsc process, and none needs another's output); a type error stops the start with tsc's output.
+ * Builds every stale workspace as its `npm run build` does (tsc, then its assets script if it has
+ * one), as many at once as the machine has cores (none needs another's output); a type error or a
+ * failed assets build stops the start with the tool's output.
  */
 export async function ensureBuilt(): Promise<void> {
   const stale = staleWorkspaces();
@@ -70,6 +85,10 @@ export async function ensureBuilt(): Promise<void> {
     const dir = path.join(REPO_ROOT, workspace);
     const result = await run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json')], { timeoutMs: 300_000 });
     if (result.code !== 0) throw new LauncherError(`building ${workspace} failed; tsc says:`, lastLines(result.output, 60));
+    if (existsSync(path.join(dir, ASSETS_SCRIPT))) {
+      const assets = await run(process.execPath, [ASSETS_SCRIPT], { cwd: dir, timeoutMs: 120_000 });
+      if (assets.code !== 0) throw new LauncherError(`building ${workspace}'s assets (${ASSETS_SCRIPT}) failed:`, lastLines(assets.output, 60));
+    }
     // Stamped with the time the build started: a source saved while tsc ran is newer, so rebuilt next time.
     const stamp = path.join(dir, 'dist', STAMP);
     writeFileSync(stamp, `${new Date(began).toISOString()}\n`);

@@ -1,8 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPresent, launchChromium } from '../support/browser.js';
 import { call, system } from '../support/client.js';
 
 /**
@@ -10,14 +8,10 @@ import { call, system } from '../support/client.js';
  * running gateway and the renderer (Scalar, served by the gateway) draws the operations of the
  * OpenAPI document. Every request the page makes must stay on the gateway's origin.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-// CI installs chromium (.ci/run): there, its absence is a failure, not a skip.
-if (!present && process.env.CI) throw new Error(`docs-browser: no chromium at ${CHROMIUM} under CI (.ci/run installs Debian's chromium)`);
-if (!present) console.warn(`docs-browser: SKIPPED, no chromium at ${CHROMIUM} (Debian: apt-get install chromium; .ci/run installs it)`);
+const present = chromiumPresent('docs-browser');
 
 let browser: BrowserContext;
-let profile: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 /** Every URL any page of the test asked for, and what failed. */
 const requested: string[] = [];
 const failures: string[] = [];
@@ -40,27 +34,11 @@ async function open(path: string): Promise<Page> {
 
 describe.skipIf(!present)('the API reference in a browser (headless chromium)', () => {
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'rundown-docs-chromium-'));
-    // A fresh profile of its own (playwright passes it as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    ({ context: browser, close: closeBrowser } = await launchChromium());
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await closeBrowser?.();
   });
 
   it('renders every v1 operation of the OpenAPI document, with its examples and schemas', async () => {

@@ -68,6 +68,15 @@ describe('the system from the image', () => {
     expect(docs.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
+  it('serves the stage screen built into the image (its dev dependencies pruned after the build)', async () => {
+    const page = await call(`${system().publicUrl}/view/rd_any`, 'GET');
+    expect(page.status, page.text.slice(0, 200)).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    const assets = [...page.text.matchAll(/(?:src|href)="(\/view\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets).toHaveLength(2);
+    for (const asset of assets) expect((await call(`${system().publicUrl}${asset}`, 'GET')).status, asset).toBe(200);
+  });
+
   it('stores a rundown with cues and a cell, and reads them back', async () => {
     const show = await newShow();
     expect(Object.keys(show.cue)).toEqual(['A', 'B', 'C']);

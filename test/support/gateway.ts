@@ -13,6 +13,8 @@ export interface ExtraGateway {
   publicUrl: string;
   baseUrl: string;
   stop(): Promise<void>;
+  /** SIGKILL: gone at once, its connections reset, nothing drained (a crash, an OOM kill). */
+  kill(): Promise<void>;
 }
 
 /**
@@ -20,7 +22,9 @@ export interface ExtraGateway {
  * unless told otherwise), as a second replica behind a load balancer would.
  */
 export async function startGateway(overrides: Record<string, string> = {}): Promise<ExtraGateway> {
-  const [http, admin, grpc] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [free, admin, grpc] = await Promise.all([freePort(), freePort(), freePort()]);
+  // HTTP_PORT given: that port (a gateway restarted on the address its clients know).
+  const http = overrides.HTTP_PORT ? Number(overrides.HTTP_PORT) : free;
   const publicUrl = `http://127.0.0.1:${http}`;
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [...gatewayCommand.args, gatewayCommand.entry], {
@@ -41,11 +45,17 @@ export async function startGateway(overrides: Record<string, string> = {}): Prom
   child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
   child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
   const stop = async () => {
-    if (child.exitCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
   };
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -62,7 +72,7 @@ export async function startGateway(overrides: Record<string, string> = {}): Prom
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { publicUrl, baseUrl: `${publicUrl}/v1`, stop };
+  return { publicUrl, baseUrl: `${publicUrl}/v1`, stop, kill };
 }
 
 export interface TcpProxy {

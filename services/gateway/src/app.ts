@@ -130,6 +130,7 @@ export async function main(): Promise<void> {
       // Not ready from the moment it is asked to stop: the balancer stops sending while it still serves.
       ready: () => ready && redisSeen && !isStopping(),
       ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),
+      viewer: { heartbeatMs: config.SSE_HEARTBEAT_MS },
     });
     const adminApp = createAdminApp({ routes: adminRoutes(clients, adminClients), secret: config.ADMIN_SECRET, urls, logger });
     const publicServer = await listen(publicApp, config.HTTP_PORT, config.HOST);

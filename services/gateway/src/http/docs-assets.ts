@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The API reference renderer: Scalar's standalone browser bundle (`@scalar/api-reference`, a dev
  * dependency: its package pulls ~240 MB of dependencies the gateway never runs). The gateway's build
- * copies the one file it serves to `dist/assets/` (scripts/copy-docs-assets.mjs), which is what the
+ * copies the one file it serves to `dist/assets/` (scripts/build-assets.mjs), which is what the
  * image has; running from source, it is read from the package.
  */
 const SCALAR_BUNDLE = 'scalar-api-reference.js';

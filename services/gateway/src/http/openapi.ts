@@ -3,6 +3,7 @@ import { errorCatalogue, errorCodes, limits, plans, roleAtLeast, type ErrorCode 
 import { IDEMPOTENCY_TTL_MS } from '../edge/idempotency.js';
 import type { PublicUrls } from '../config.js';
 import { WRITE_METHODS, type RouteDef } from './route.js';
+import { viewerUrl } from './viewer.js';
 
 type Schema = Record<string, unknown>;
 
@@ -245,7 +246,13 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
         `see the [error reference](${urls.errors}). Rate limits are per team and per minute (free ${plans.free.requestsPerMinute}, paid ${plans.paid.requestsPerMinute}); ` +
         `every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Writes accept an Idempotency-Key of at most ${limits.idempotencyKeyChars} characters.\n\n` +
         `Live changes: [the live events](${urls.events}) (v1 server-sent events and the v0 Socket.IO channel, also as an [AsyncAPI 3 document](${urls.asyncApi})). ` +
-        `The deprecated v0 HTTP API is documented beside this one ([its OpenAPI document](${urls.v0Spec})).`,
+        `The deprecated v0 HTTP API is documented beside this one ([its OpenAPI document](${urls.v0Spec})).\n\n` +
+        `Stage screen: \`${viewerUrl(urls)}/{rundown_id}#token={token}\` is a page for a stage, presenter or control-room screen ` +
+        '(the current cue and its countdown, progress, the next cue, the output message, the time of day, the over/under), live. ' +
+        'It needs a VIEW token, best scoped to the one rundown: `npm run admin -- tokens mint <team_id> --role VIEW --rundown <rundown_id>` ' +
+        '(the admin API: `POST /admin/teams/{team_id}/tokens` with `{"role": "VIEW", "rundown_id": "..."}`). The token goes after `#`, so it reaches ' +
+        'no server log. Options after it: `&show=countdown` (or any of title, subtitle, countdown, progress, next, message, clock, over-under, state; ' +
+        '`hide=` the opposite), `&theme=light`, `&mirror=1` (a teleprompter glass), `&clock=24h`.',
     },
     externalDocs: { description: 'Error reference', url: urls.errors },
     servers: [{ url: urls.base }],

@@ -19,6 +19,7 @@ import { openApiDocument, staticV1Routes } from './openapi.js';
 import { sendProblem } from './problem.js';
 import type { RouteDef } from './route.js';
 import { buildRouter } from './v1/router.js';
+import { VIEWER_ROUTES, viewerRouter } from './viewer.js';
 
 export interface PublicAppOptions {
   routes: RouteDef[];
@@ -36,6 +37,8 @@ export interface PublicAppOptions {
   v0?: Router;
   /** Answers `/api-v0/socket.io` (proxied to the realtime service) and says so; anything else goes on. */
   socketProxy?: (req: express.Request, res: express.Response) => boolean;
+  /** The stage screen at `/view/:rundown_id` (CONTRACT §14), told the SSE heartbeat period. */
+  viewer?: { heartbeatMs: number };
 }
 
 /**
@@ -59,6 +62,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   const mounts = [
     { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
     { prefix: '', routes: DOCS_PATHS.map((path) => ({ method: 'get' as const, path })) },
+    ...(options.viewer ? [{ prefix: '', routes: VIEWER_ROUTES }] : []),
   ];
   const answerOptions = optionsResponder(mounts);
   // The front of every request, as one layer: its id; then, counted against the address, what no
@@ -143,6 +147,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
     res.type('text/javascript; charset=utf-8').setHeader('Cache-Control', 'public, max-age=3600');
     res.send(renderer);
   });
+  if (options.viewer) app.use(viewerRouter({ urls: options.urls, heartbeatMs: options.viewer.heartbeatMs, limit }));
 
   // Only requests without a valid token count per address: a valid token on an unknown path or
   // method still spends its team's budget.
