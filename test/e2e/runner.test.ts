@@ -3,7 +3,7 @@ import { admin, call, createRundown, createTeam, system, v1, type ApiResponse, t
 import { expectProblem } from '../support/problems.js';
 import { query } from '../support/db.js';
 
-// The show runner over real HTTP: every row and error of CONTRACT §6, the status and countdown
+// The show runner over real HTTP: every row and error of docs/api-decisions.md#runner, the status and countdown
 // shapes, the timer arithmetic across pause/resume/adjust, and concurrent presses.
 
 let team: TestTeam;
@@ -104,7 +104,7 @@ describe('status and countdown before the show', () => {
   });
 });
 
-describe('actions (CONTRACT §6)', () => {
+describe('actions (docs/api-decisions.md#runner)', () => {
   it('start from pre-show: running, first playable cue active, the group walked into for next', async () => {
     const show = await newShow();
     // A bodyless POST with no Content-Type, as a Stream Deck sends it.

@@ -5,7 +5,7 @@ import { startGateway, type ExtraGateway } from '../support/gateway.js';
 import { expectProblem } from '../support/problems.js';
 import { follow, SseClient, type Frame } from '../support/sse.js';
 
-// v1 live events (CONTRACT §7) over real HTTP with a real SSE client: refusals before the stream,
+// v1 live events (docs/api-decisions.md#events) over real HTTP with a real SSE client: refusals before the stream,
 // ready + status snapshot, a change through each resource's routes seen as its frame, filtering and
 // `:fat`, replay with Last-Event-ID, every disconnect reason, and two gateway processes.
 
@@ -176,7 +176,7 @@ describe('frames', () => {
       ['cue', { change: 'removed', id: cue.id }],
       ['column', { change: 'created', id: column.id }],
       ['column', { change: 'updated', id: column.id }],
-      // Cell frames always carry the cell (CONTRACT §7); clearing a cell is its removal.
+      // Cell frames always carry the cell (docs/api-decisions.md#events); clearing a cell is its removal.
       ['cell', { change: 'updated', cue_id: cellCue.id, column_id: column.id, cell: { content: 'a<b', content_html: '<p>a&lt;b</p>' } }],
       ['cell', { change: 'removed', cue_id: cellCue.id, column_id: column.id, cell: { content: '', content_html: '' } }],
       ['column', { change: 'removed', id: column.id }],

@@ -4,7 +4,7 @@ import { connected, connectError, SNAPSHOT, v0Socket, type Transport, type V0Cli
 import { startRealtime } from '../support/realtime.js';
 import { issueV0Token, v0 } from '../support/v0.js';
 
-// The v0 push channel (specification, Events; CONTRACT §8) over real Socket.IO through the public
+// The v0 push channel (specification, Events; docs/api-decisions.md#v0) over real Socket.IO through the public
 // port: the connect snapshot, every event and payload for v0 actions, v1 actions, runner deadlines
 // and content edits, the timesnap arithmetic, both refusals, revocation, and the shared budget.
 

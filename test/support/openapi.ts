@@ -203,7 +203,7 @@ function stringArbitrary(s: JsonSchema, kind: IdKind | undefined): fc.Arbitrary<
   const maxLength = s.maxLength ?? 40;
   // Lengths as the service counts them: UTF-16 code units (JavaScript's length). JSON Schema's
   // maxLength counts code points, so an astral character (an emoji) counts twice here: a known gap
-  // between the document and the service, recorded in the README's open points.
+  // between the document and the service, recorded in docs/testing.md (fuzzing).
   const fits = (v: string) => v.length >= minLength && v.length <= maxLength;
   let any: fc.Arbitrary<string>;
   if (s.format === 'date-time') any = fc.date({ min: new Date(0), max: new Date(4_102_444_800_000), noInvalidDate: true }).map((d) => d.toISOString());

@@ -24,7 +24,7 @@ export interface SocketServerOptions {
   logger: Logger;
 }
 
-/** A refused connection: the client's `connect_error` carries the message (CONTRACT §8) and the v1 code. */
+/** A refused connection: the client's `connect_error` carries the message (docs/api-decisions.md#v0) and the v1 code. */
 function refusal(message: string, code: string): Error {
   const error = new Error(message) as Error & { data: { code: string } };
   error.data = { code };
@@ -32,7 +32,7 @@ function refusal(message: string, code: string): Error {
 }
 
 /**
- * The v0 push channel (specification, Events: v0 push channel; CONTRACT §8). A connection presents
+ * The v0 push channel (specification, Events: v0 push channel; docs/api-decisions.md#v0). A connection presents
  * `auth: { rundownId, apiToken }`; it is refused with `Invalid API token` or `Rundown doesn't exist`,
  * and counts against the team's v0 budget like an HTTP request. Accepted, it is sent `serverTime`,
  * then the rundown's current `rundown`, `currentCue`, `nextCue` and `timesnap` (so a reconnecting

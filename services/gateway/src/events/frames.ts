@@ -7,7 +7,7 @@ import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
 
 /**
- * SSE framing (CONTRACT §7): `event:` name, one JSON `data:` line holding the bare object, and an
+ * SSE framing (docs/api-decisions.md#events): `event:` name, one JSON `data:` line holding the bare object, and an
  * `id:` (the Redis stream entry id) on every frame but `heartbeat`. The text is written by
  * better-sse's EventBuffer (spec-compliant field encoding); each frame is built once and the same
  * Buffer is written to every connection that receives it.
@@ -49,7 +49,7 @@ const phases: Record<number, StatusJson['phase']> = {
   [RunnerPhase.RUNNER_PHASE_ENDED]: 'ended',
 };
 
-/** The status object of CONTRACT §6 from the runner's event. */
+/** The status object of docs/api-decisions.md#runner from the runner's event. */
 function statusEventJson(s: RunnerStatus): StatusJson {
   const a = s.active_cue;
   const state = states[s.state] ?? 'stopped';

@@ -50,7 +50,7 @@ interface TokenGroup {
 const CATCH_UP_PAGE = 100;
 
 /**
- * v1 live events (CONTRACT §7) of one gateway process: opens streams (ready, status snapshot,
+ * v1 live events (docs/api-decisions.md#events) of one gateway process: opens streams (ready, status snapshot,
  * replay from Last-Event-ID, then live from the hub), and on one process-wide ticker sends every
  * stream its heartbeat, cycles the ones past their lifetime and re-checks each token (revocation,
  * rotation) through the Authenticator. Token expiry has a timer per token.

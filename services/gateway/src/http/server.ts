@@ -37,7 +37,7 @@ export interface PublicAppOptions {
   v0?: Router;
   /** Answers `/api-v0/socket.io` (proxied to the realtime service) and says so; anything else goes on. */
   socketProxy?: (req: express.Request, res: express.Response) => boolean;
-  /** The stage screen at `/view/:rundown_id` (CONTRACT §14), told the SSE heartbeat period. */
+  /** The stage screen at `/view/:rundown_id` (docs/api-decisions.md#viewer), told the SSE heartbeat period. */
   viewer?: { heartbeatMs: number };
 }
 

@@ -41,7 +41,7 @@ const status = (s: Partial<RunnerStatus>): Event => ({
   payload: { $case: 'status', value: { server_time: 0, state: RunnerState.RUNNER_STATE_RUNNING, phase: RunnerPhase.RUNNER_PHASE_RUNNING, revision: 2, ...s } as RunnerStatus },
 });
 
-describe('timesnapOf (CONTRACT §8 and the countdown rules)', () => {
+describe('timesnapOf (docs/api-decisions.md#v0 and the countdown rules)', () => {
   it('pre-show is all null; ended carries ended: true', () => {
     expect(timesnapOf('pre-show', null)).toEqual({ running: false, cueId: null, kickoff: null, deadline: null, lastStop: null });
     expect(timesnapOf('ended', null)).toEqual({ running: false, cueId: null, kickoff: null, deadline: null, lastStop: null, ended: true });

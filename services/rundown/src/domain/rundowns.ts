@@ -12,7 +12,7 @@ import { only, type WriteResult } from './side-effects.js';
 import { duplicatesBy } from './duplicates.js';
 import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
 
-/** CONTRACT §2: any status may follow any other; a new rundown is a draft unless told otherwise. */
+/** docs/api-decisions.md#records: any status may follow any other; a new rundown is a draft unless told otherwise. */
 export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
 export type RundownStatus = (typeof rundownStatuses)[number];
 export const defaultStatus: RundownStatus = 'draft';

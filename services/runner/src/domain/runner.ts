@@ -11,7 +11,7 @@ export interface SourcedOrder<R> {
   team_id: string;
   cues: OrderedCue[];
   records: ReadonlyMap<string, R>;
-  /** The rundown's start_time and timezone (the timing plan and the report's times, CONTRACT §10). */
+  /** The rundown's start_time and timezone (the timing plan and the report's times, docs/api-decisions.md#timing). */
   start_time: number | null;
   timezone: string | null;
 }
@@ -134,7 +134,7 @@ export class RunnerService<R> {
     return this.transact(ctx, rundownId, action, requestKey === undefined ? {} : { requestKey }) as Promise<ActResult>;
   }
 
-  /** Admin (CONTRACT §9): back to pre-show; the plays of the show stay, under their run. */
+  /** Admin (docs/api-decisions.md#admin): back to pre-show; the plays of the show stay, under their run. */
   reset(rundownId: string): Promise<ActResult> {
     return this.transact('runner', rundownId, { kind: 'reset' }, {}) as Promise<ActResult>;
   }
@@ -155,7 +155,7 @@ export class RunnerService<R> {
   }
 
   /**
-   * Timing against the plan at this instant (CONTRACT §10): the order from the rundown context, the
+   * Timing against the plan at this instant (docs/api-decisions.md#timing): the order from the rundown context, the
    * show and its plays from one statement. A read: it never creates the show row.
    */
   async timing(ctx: CallerContext, rundownId: string): Promise<Timing> {

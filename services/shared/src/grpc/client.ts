@@ -121,7 +121,7 @@ export function createClient<Def extends object>(
     'grpc.keepalive_time_ms': 30_000,
     // How much an answer may send before this client acknowledges it (HTTP/2 flow control): the
     // default 64 KB made a 450 KB answer (a 500-cell bulk's cells) wait for several window updates,
-    // each a wake-up of both processes (a 300 KB call answered with 450 KB: p50 2.1-2.6 -> 1.4-1.6 ms).
+    // each a wake-up of both processes, about a third of such a call's time.
     'grpc-node.flow_control_window': ANSWER_WINDOW_BYTES,
     // round_robin over every address the target names (a comma list, or every pod behind a headless
     // Service's DNS name) and retries of the retry-safe methods: see retry-policy.ts.

@@ -76,7 +76,7 @@ function bulkItemMessage({ id, ...fields }: BulkItemBody, newId: string | undefi
 
 const writeErrors = ['rundowns.not_found', 'cues.not_found', 'cues.prevent_edits'] as const;
 
-/** `?include=cells` (CONTRACT §1); other parameters are ignored, as before. */
+/** `?include=cells` (docs/api-decisions.md#envelope); other parameters are ignored, as before. */
 const cueListQuery = z.object({ include: includeList(['cells']).optional() });
 const positionErrors = ['cues.invalid_position', 'cues.position_target_not_found'] as const;
 const typeErrors = ['cues.invalid_type_conversion', 'cues.group_not_empty'] as const;

@@ -29,7 +29,7 @@ export const bulkCellsBody = z
 
 
 /**
- * The cells query (CONTRACT §3): `cue_id` + `column_id` is one coordinate, either alone a row or a
+ * The cells query (docs/api-decisions.md#endpoints): `cue_id` + `column_id` is one coordinate, either alone a row or a
  * column, neither the whole rundown. A parameter given twice or empty, or an unknown one, is
  * `cells.invalid_query`.
  */

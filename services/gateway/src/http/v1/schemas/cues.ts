@@ -6,7 +6,7 @@ export const cueTypes = cueTypeNames.names;
 
 const cueId = z.string().min(1).max(64);
 
-/** CONTRACT §3: exactly one of these; `start`/`end` take `true` (root level) or a group id. */
+/** docs/api-decisions.md#endpoints: exactly one of these; `start`/`end` take `true` (root level) or a group id. */
 export const position = z.union(
   [
     z.strictObject({ before_cue_id: cueId }),
@@ -21,7 +21,7 @@ export const position = z.union(
 );
 export type PositionBody = z.infer<typeof position>;
 
-/** The writable cue fields (CONTRACT §2 limits); `prevent_edits` is not among them. */
+/** The writable cue fields (docs/api-decisions.md#records limits); `prevent_edits` is not among them. */
 export const cueFields = {
   type: z.enum(cueTypes).optional(),
   title: z.string().max(limits.cueTitleChars).optional(),

@@ -98,7 +98,7 @@ export const includeList = <T extends string>(allowed: readonly [T, ...T[]]) =>
       .transform((names) => new Set(names)),
   );
 
-/** `?include=cues`, `cells` or `cues,cells` side-loads (CONTRACT §1). */
+/** `?include=cues`, `cells` or `cues,cells` side-loads (docs/api-decisions.md#envelope). */
 export const rundownReadQuery = z.strictObject({
   include: includeList(['cues', 'cells']).optional(),
 });

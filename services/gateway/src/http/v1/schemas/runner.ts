@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
 
-/** Bodies of the show-control actions (CONTRACT §6); the bodyless ones take nothing (or `{}`). */
+/** Bodies of the show-control actions (docs/api-decisions.md#runner); the bodyless ones take nothing (or `{}`). */
 export const noActionBody = z.strictObject({});
 
 export const jumpBody = z.strictObject({ cue_id: z.string().min(1).max(64) }).meta({ examples: [{ cue_id: 'cue_01HZX3P4' }] });
