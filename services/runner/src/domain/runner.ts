@@ -99,7 +99,8 @@ interface Committed {
  * fresh from the rundown context (which also checks that the caller may see the rundown); then,
  * under the show row's lock, it applies the pure rules and stores the state, the plays, the jobs of
  * the new revision and the `status` event, all in one transaction. Jobs are placed and the read
- * model written after the commit; a job lost in between is re-added at start-up from the row.
+ * model written after the commit; a job lost in between is placed again from the row: at start-up,
+ * when Redis comes back (`BullTimers.onReconnect`) and when a stale job of the show fires.
  */
 export class RunnerService<R> {
   private readonly transaction: Transact;
@@ -196,7 +197,9 @@ export class RunnerService<R> {
   async fire(job: JobSpec): Promise<'fired' | 'stale' | 'removed'> {
     const action: Action = job.kind === 'deadline' ? { kind: 'deadline' } : { kind: 'scheduled', cue_id: job.cue_id, start_time: job.start_time };
     try {
-      return (await this.transact('runner', job.rundown_id, action, { expectRevision: job.revision, notBefore: job.due_at })) ? 'fired' : 'stale';
+      if (await this.transact('runner', job.rundown_id, action, { expectRevision: job.revision, notBefore: job.due_at })) return 'fired';
+      await this.replaceLostJobs(job.rundown_id);
+      return 'stale';
     } catch (error) {
       if (isAppError(error) && error.code === 'rundowns.not_found') {
         await this.remove(job.rundown_id);
@@ -204,6 +207,17 @@ export class RunnerService<R> {
       }
       throw error;
     }
+  }
+
+  /**
+   * A stale job is also a sign: the show moved on, and the change that moved it may have committed
+   * without placing its own jobs (Redis or the process lost between the commit and the placement;
+   * the job that made the change then failed, and its retry is this stale one). The row keeps the
+   * jobs of its revision: they are placed again (a job already placed stays as it is).
+   */
+  private async replaceLostJobs(rundownId: string): Promise<void> {
+    const row = await this.shows.find(this.pool, rundownId);
+    if (row && row.jobs.length > 0) await this.timers.replace([], row.jobs);
   }
 
   /**
