@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
+import { idRef } from './common.js';
 
 /** Bodies of the show-control actions (CONTRACT §6); the bodyless ones take nothing (or `{}`). */
 export const noActionBody = z.strictObject({});
 
-export const jumpBody = z.strictObject({ cue_id: z.string().min(1).max(64) }).meta({ examples: [{ cue_id: 'cue_01HZX3P4' }] });
+export const jumpBody = z.strictObject({ cue_id: idRef }).meta({ examples: [{ cue_id: 'cue_01HZX3P4' }] });
 
 export const adjustDurationBody = z.strictObject({
   delta_ms: z
