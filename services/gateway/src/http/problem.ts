@@ -3,7 +3,7 @@ import { AppError, boundDetails, boundText, errorCatalogue, knownErrorOf, type L
 import type { PublicUrls } from '../config.js';
 
 /** The RFC 9457 problem document of a catalogue error: the one error body of the v1 API. */
-export function problemDocument(appError: AppError, facts: { instance: string | undefined; requestId: string; urls: PublicUrls }): Record<string, unknown> {
+export function problemDocument(appError: AppError, facts: { instance: string; requestId: string; urls: PublicUrls }): Record<string, unknown> {
   const entry = errorCatalogue[appError.code];
   const type = `${facts.urls.errors}#${appError.code}`;
   const body: Record<string, unknown> = {
@@ -34,7 +34,7 @@ export function sendProblem(req: Request, res: Response, error: unknown, urls: P
     res.end();
     return;
   }
-  const body = problemDocument(appError, { instance: req.originalUrl.split('?')[0], requestId: res.locals.requestId, urls });
+  const body = problemDocument(appError, { instance: req.originalUrl.split('?')[0] ?? '', requestId: res.locals.requestId, urls });
   for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
   res.status(appError.status).type('application/problem+json').send(JSON.stringify(body));
 }
