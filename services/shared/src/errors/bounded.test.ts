@@ -32,7 +32,7 @@ describe('bounded error text and details', () => {
     const tighter = boundDetails(wide);
     expect(Buffer.byteLength(JSON.stringify(tighter))).toBeLessThanOrEqual(errorBounds.detailsBytes);
     expect((tighter.issues as unknown[]).length).toBeLessThan(errorBounds.arrayItems);
-    expect((tighter.issues as unknown[]).at(-1)).toMatch(/^…\[cut: \d+ more items\]$/);
+    expect((tighter.issues as unknown[]).at(-1)).toEqual({ path: [], message: expect.stringMatching(/^…\[cut: \d+ more items\]$/), code: 'cut' });
     const wider = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`${i}`.padStart(200, '\u{1F600}'), i]));
     const bounded = boundDetails(wider);
     expect(Buffer.byteLength(JSON.stringify(bounded))).toBeLessThanOrEqual(errorBounds.detailsBytes);

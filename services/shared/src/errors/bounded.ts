@@ -25,7 +25,10 @@ export const errorBounds = {
   detailsBytes: 16_384,
 } as const;
 
-/** Where a value was cut, and by how much: clients see that the answer is partial, never a silent prefix. */
+/**
+ * Where a value was cut, and by how much: clients see that the answer is partial, never a silent
+ * prefix. A list of objects ends with an issue-shaped one (`{ path: [], message, code: "cut" }`).
+ */
 const cutString = (value: string, keep: number) => `${[...value].slice(0, keep).join('')}…[cut: ${[...value].length - keep} more characters]`;
 const cutItems = (count: number) => `…[cut: ${count} more items]`;
 
@@ -48,7 +51,11 @@ function boundValue(value: unknown, depth: number, scale: Scale): unknown {
   if (depth >= errorBounds.depth) return '…[cut: nested too deep]';
   if (Array.isArray(value)) {
     const kept = value.slice(0, scale.arrayItems).map((item) => boundValue(item, depth + 1, scale));
-    return value.length > scale.arrayItems ? [...kept, cutItems(value.length - scale.arrayItems)] : kept;
+    if (value.length <= scale.arrayItems) return kept;
+    const marker = cutItems(value.length - scale.arrayItems);
+    // A list of objects (validation `issues`) ends with an object a reader of that list takes as one of them.
+    const objects = kept.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+    return [...kept, objects ? { path: [], message: marker, code: 'cut' } : marker];
   }
   const entries = Object.entries(value);
   const bounded: Record<string, unknown> = {};
