@@ -292,7 +292,7 @@ class Transition {
         if (duration > limits.durationMsMax) {
           throw new AppError('bad_request', {
             detail: `A live duration may grow to at most ${limits.durationMsMax} ms (7 days); this adjustment would make it ${duration} ms.`,
-            details: { issues: [{ path: ['delta_ms'], message: `would make the live duration ${duration} ms, over ${limits.durationMsMax}`, code: 'too_big' }], limit: limits.durationMsMax, received: duration },
+            details: { issues: [{ path: ['delta_ms'], message: `would make the live duration ${duration} ms, over ${limits.durationMsMax}`, code: 'custom' }], limit: limits.durationMsMax, received: duration },
           });
         }
         this.effects.push({ type: 'runner.retimed', rundown_id: this.rundownId, cue_id: s.active.cue_id, duration_ms: duration, delta_ms: duration - s.active.duration_ms });
