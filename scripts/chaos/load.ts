@@ -529,8 +529,9 @@ export class MixedLoad {
   }
 
   /**
-   * v0 clients that come and go: one connects (polling or WebSocket in turn), waits for the rundown's
-   * first `timesnap`, and leaves; the next follows. Each must be served within 10 s.
+   * v0 clients that come and go: one connects (polling or WebSocket in turn), waits for the
+   * `serverTime` sent at connect (it has joined its rundown), and leaves; the next follows. Each must
+   * be served within 10 s.
    */
   async v0Churn(publicUrl: string, v0Token: string, rundownId: string): Promise<void> {
     for (let n = 0; !this.stopLoad && n < 100_000; n++) {
@@ -545,7 +546,7 @@ export class MixedLoad {
       });
       const served = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), 10_000);
-        socket.once('timesnap', () => {
+        socket.once('serverTime', () => {
           clearTimeout(timer);
           resolve(true);
         });
@@ -554,7 +555,7 @@ export class MixedLoad {
       });
       socket.close();
       this.samples.push({ route: 'v0 connect', start, end: Date.now(), status: served ? 200 : 0, outcome: served ? 'ok' : 'hang' });
-      if (!served) this.violate(`v0 client of ${rundownId}: no timesnap within 10 s of connecting`);
+      if (!served) this.violate(`v0 client of ${rundownId}: no serverTime within 10 s of connecting`);
       await sleep(300);
     }
   }

@@ -188,9 +188,16 @@ describe('actions (docs/api-decisions.md#runner)', () => {
     const minus = expectOk(await act(show, 'adjust-duration', { delta_ms: -12_000 }));
     expect(minus.state).toBe('paused');
     expect(minus.active_cue.duration_ms).toBe(3_000);
-    const floor = await act(show, 'adjust-duration', { delta_ms: -604_800_000 });
+    // Any negative delta larger than the duration leaves 0, however large (docs/api-decisions.md#runner).
+    const floor = await act(show, 'adjust-duration', { delta_ms: -999_999_999 });
     expect(expectOk(floor).active_cue.duration_ms).toBe(0);
     expect(floor.body.meta.side_effects.at(-1)).toEqual({ type: 'runner.retimed', rundown_id: show.id, cue_id: show.cue.A, duration_ms: 0, delta_ms: -3_000 });
+    expect(expectOk(await act(show, 'adjust-duration', { delta_ms: -Number.MAX_SAFE_INTEGER })).active_cue.duration_ms).toBe(0);
+    // Growth is bounded: a clear 400 that names the bound, and nothing changes.
+    const tooLong = await act(show, 'adjust-duration', { delta_ms: 604_800_001 });
+    expectProblem(tooLong, 400, 'bad_request');
+    expect(tooLong.body.detail).toContain('604800000 ms');
+    expect(tooLong.body.details).toMatchObject({ limit: 604_800_000, received: 604_800_001 });
     // Over time now: remaining negative, "+" prefix, parts rounded up to whole seconds.
     const over = (await v1('GET', `/rundowns/${show.id}/countdown`, { token: viewer })).body.data;
     expect(over.active_cue.remaining_ms).toBe(minus.active_cue.started_at - minus.active_cue.paused_at);

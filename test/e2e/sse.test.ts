@@ -251,6 +251,24 @@ describe('frames', () => {
     client.close();
   });
 
+  it('status at the active cue’s deadline: the over-time frame, though it keeps the revision, and only once', async () => {
+    const rundown = await createRundown(owner, { title: 'Deadline', cues: [{ title: 'Short', duration_ms: 600 }, { title: 'Next', duration_ms: 600 }] });
+    const client = await follow(rundown.id, { token: viewer, events: '' });
+    const started = (await v1('POST', `/rundowns/${rundown.id}/action:start`, { token: caller })).body.data;
+    const deadline = started.active_cue.started_at + 600;
+    const [, running, overtime] = await client.waitForEvent('status', 3);
+    expect(running!.data).toMatchObject({ revision: started.revision, state: 'running' });
+    expect(overtime!.data).toMatchObject({ revision: started.revision, state: 'running', phase: 'running', active_cue: { title: 'Short' } });
+    expect(overtime!.data.server_time).toBeGreaterThanOrEqual(deadline);
+    // At the deadline, not at some later change (precision: `npm run bench:runner`; this machine is shared).
+    expect(overtime!.at - deadline).toBeLessThan(1_000);
+    // A later change is sent as ever; the same over-time status is not sent twice.
+    const paused = (await v1('POST', `/rundowns/${rundown.id}/action:pause`, { token: caller })).body.data;
+    const statuses = await client.waitForEvent('status', 4);
+    expect(statuses.slice(1).map((f) => f.data.revision)).toEqual([started.revision, started.revision, paused.revision]);
+    client.close();
+  });
+
   it('heartbeat { at } on the period, without an id', async () => {
     const client = await follow((await newRundown()).id, { token: viewer, baseUrl: quick.baseUrl });
     const beats = await client.waitForEvent('heartbeat', 3);

@@ -1,6 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
+import { request as httpRequest } from 'node:http';
 
 /**
  * The served OpenAPI document as tests read it: its operations, fast-check arbitraries derived
@@ -433,4 +434,47 @@ export function minimalCandidates(doc: OpenApiDocument, schema: JsonSchema, path
   const optional = Object.keys(props).filter((k) => !(s.required ?? []).includes(k));
   if (typeof base !== 'object' || base === null || Array.isArray(base)) return [base];
   return [base, ...optional.map((k) => ({ ...base, [k]: minimalValue(doc, props[k]!, path, k) }))];
+}
+
+/**
+ * One exchange over node:http with the header list exactly as given (`[name, value, name, value,
+ * ...]`): repeated names stay separate fields, as fetch would join them into one. An event stream is
+ * read up to its first frame, then closed.
+ */
+export function sendRaw(url: string, init: { method: string; headers: string[]; body?: string }, timeoutMs = 15_000): Promise<RawResponse> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, method: init.method, path: `${target.pathname}${target.search}`, headers: [...init.headers, 'Host', target.host] },
+      (res) => {
+        const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (stream && text.includes('\n\n')) res.destroy();
+        });
+        const done = () => {
+          clearTimeout(timer);
+          const headers = new Headers();
+          for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+          let body: unknown;
+          try {
+            body = text && !stream ? JSON.parse(text) : undefined;
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers, text, body });
+        };
+        res.on('end', done);
+        res.on('close', done);
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end(init.body);
+  });
 }

@@ -5,7 +5,7 @@ import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
 import { currentStatus, type StatusJson } from '../http/v1/runner.js';
 import type { RunnerStatusReader } from '../read-models/runner-status.js';
-import { afterPosition, frame, heartbeatFrame, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
+import { afterPosition, frame, heartbeatFrame, isOverTime, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
 import { EventHub } from './hub.js';
 import { LiveStream } from './live-stream.js';
 import { subscriptionList, type Subscription } from './subscription.js';
@@ -126,7 +126,7 @@ export class LiveEvents {
     if (stream.closed) return; // the client went away meanwhile
 
     const start = replay.from ?? stream.position;
-    stream.begin(start, snapshot.revision);
+    stream.begin(start, snapshot.revision, isOverTime(snapshot));
     this.register(stream, request);
     if (timing) this.timing.join(stream, request.caller, timing.server_time);
 

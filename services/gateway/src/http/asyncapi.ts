@@ -119,7 +119,7 @@ export function asyncApiDocument(urls: PublicUrls): Schema {
       v0Push: {
         address: '/',
         title: 'v0: a rundown’s push channel (Socket.IO, deprecated)',
-        description: 'Accepted, a connection is sent `serverTime`, then `rundown`, `currentCue`, `nextCue`, `timesnap` (the current state), then each change.',
+        description: 'Accepted, a connection is sent `serverTime` alone (no state is sent on connect: fetch it over HTTP), then each change.',
         servers: [{ $ref: '#/servers/v0' }],
         messages: v0Refs,
       },

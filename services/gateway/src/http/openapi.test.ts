@@ -84,7 +84,7 @@ describe('the OpenAPI document', () => {
     const auth = document.paths['/auth']!.get!['x-error-codes'];
     expect(auth).not.toContain('idempotency.in_flight');
     expect(auth).not.toContain('forbidden');
-    expect(document.paths['/openapi.json']!.get!['x-error-codes']).toEqual(['rate_limit.exceeded', 'internal.unhandled']);
+    expect(document.paths['/openapi.json']!.get!['x-error-codes']).toEqual(['rate_limit.exceeded', 'request.headers_too_large', 'internal.unhandled']);
   });
 
   it('describes query parameters by what they accept, not as bare strings', () => {

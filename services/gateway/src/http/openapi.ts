@@ -24,6 +24,8 @@ export function routeErrorCodes(
   route: Pick<RouteDef, 'method' | 'auth' | 'role' | 'body' | 'bodyError' | 'emptyPatch' | 'query' | 'queryError' | 'errors'> & Partial<Pick<RouteDef, 'path'>>,
 ): ErrorCode[] {
   const codes = new Set<ErrorCode>();
+  // Any request whose headers are over the limit is refused before routing (client-errors.ts).
+  codes.add('request.headers_too_large');
   // A path parameter that is not valid percent-encoding (`%C0%AF`) never reaches the route: 404 `not_found`.
   if (route.path?.includes('{')) codes.add('not_found');
   if (route.auth !== 'none') {

@@ -157,13 +157,3 @@ export function applyEvent(view: V0View, id: string, event: Event): { view: V0Vi
   }
   return { view: next, emits };
 }
-
-/** What a client is sent at connect, after `serverTime`. */
-export function snapshotEmits(view: V0View): V0Emit[] {
-  return [
-    { event: 'rundown', payload: view.rundown },
-    { event: 'currentCue', payload: view.currentCue },
-    { event: 'nextCue', payload: view.nextCue },
-    { event: 'timesnap', payload: view.timesnap },
-  ];
-}

@@ -1,4 +1,4 @@
-import { AppError } from '@rundown/shared';
+import { AppError, limits } from '@rundown/shared';
 
 /**
  * The show runner's rules (docs/api-decisions.md#runner), pure: a show's state + an action + the playable order +
@@ -289,6 +289,12 @@ class Transition {
       case 'adjust': {
         if (!running || !s.active) throw new AppError('runner.not_running');
         const duration = Math.max(0, s.active.duration_ms + action.delta_ms);
+        if (duration > limits.durationMsMax) {
+          throw new AppError('bad_request', {
+            detail: `A live duration may grow to at most ${limits.durationMsMax} ms (7 days); this adjustment would make it ${duration} ms.`,
+            details: { issues: [{ path: ['delta_ms'], message: `would make the live duration ${duration} ms, over ${limits.durationMsMax}`, code: 'custom' }], limit: limits.durationMsMax, received: duration },
+          });
+        }
         this.effects.push({ type: 'runner.retimed', rundown_id: this.rundownId, cue_id: s.active.cue_id, duration_ms: duration, delta_ms: duration - s.active.duration_ms });
         return { ...s, active: { ...s.active, duration_ms: duration } };
       }

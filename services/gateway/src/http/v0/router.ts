@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { AppError, knownErrorOf, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
+import { AppError, couldBeId, knownErrorOf, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
 import type { ActRequest } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { Clients } from '../../edge/clients.js';
 import type { RateLimiter } from '../../edge/rate-limiter.js';
@@ -99,7 +99,10 @@ export function v0Router(options: V0Options): Router {
       // A v0 token speaks for its whole team; show control and the output message need EDIT at most.
       const caller: CallerContext = { requestId: res.locals.requestId as string, teamId: principal.teamId, role: 'EDIT', tokenId: principal.tokenId };
       try {
-        await handler({ id: String(req.params.id), req, res, caller });
+        const id = String(req.params.id);
+        // An id that could never be one is not found here; it never travels to a service.
+        if (!couldBeId(id)) throw new AppError('rundowns.not_found');
+        await handler({ id, req, res, caller });
       } catch (error) {
         sendError(res, error, logger);
       }

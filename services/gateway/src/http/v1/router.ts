@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { AppError, roleAtLeast, setHttpRoute } from '@rundown/shared';
+import { AppError, couldBeId, limits, roleAtLeast, setHttpRoute, type ErrorCode } from '@rundown/shared';
 import { callerOf, type Principal } from '../../edge/authenticator.js';
 import { idempotentId } from '../../edge/idempotency.js';
 import { sendData } from '../envelope.js';
@@ -33,6 +33,37 @@ function nulPaths(value: unknown, path: (string | number)[] = [], found: (string
     }
   }
   return found;
+}
+
+/**
+ * What a path parameter that could never name anything answers, by the parameter's name in the
+ * table (`{cue_id}`): the resource's not-found; a text-variable key, the invalid key it is (as the
+ * rundown service answers a key outside its characters).
+ */
+const malformedByParam: Readonly<Record<string, ErrorCode>> = {
+  id: 'rundowns.not_found',
+  cue_id: 'cues.not_found',
+  column_id: 'columns.not_found',
+  mention_id: 'mentions.not_found',
+  key: 'text_variables.invalid_payload',
+};
+
+/**
+ * A path parameter that could never be an id or a key (longer than any we issue or accept, or
+ * holding a control character such as U+0000) is that resource's not-found (docs/api-decisions.md#envelope), answered
+ * here: it never travels to a service, a query or an error's echo. The route's own code when the
+ * route answers it, else `not_found`.
+ */
+function malformedParam(params: Record<string, string>, route: RouteDef): AppError | undefined {
+  for (const name in params) {
+    const value = params[name]!;
+    if (couldBeId(value)) continue;
+    const code = malformedByParam[name];
+    return new AppError(code && route.errors?.includes(code) ? code : 'not_found', {
+      detail: `The path's ${name} is longer than any (at most ${limits.idChars} characters) or holds a control character.`,
+    });
+  }
+  return undefined;
 }
 
 /** Establishes who is calling a route (a v1 token, or the admin secret on the admin listener). */
@@ -83,6 +114,8 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
     };
     const handle = async (req: Request, res: Response) => {
       if (res.locals.authError) throw res.locals.authError;
+      const malformed = malformedParam(req.params as Record<string, string>, route);
+      if (malformed) throw malformed;
       if (res.locals.bodyError) throw res.locals.bodyError;
       const principal = res.locals.principal as Principal;
       let body: unknown = res.locals.body;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { bulkItems, pageLimit, single } from './common.js';
+import { bulkItems, idRef, pageLimit, single } from './common.js';
 
 /** Characters as the specification counts them (code points, so an emoji is one). */
 const cellText = z
@@ -10,7 +10,7 @@ const cellText = z
   })
   .meta({ maxLength: limits.cellContentChars });
 
-const coordinate = { cue_id: z.string().min(1), column_id: z.string().min(1) };
+const coordinate = { cue_id: idRef, column_id: idRef };
 
 /** A cell write: the coordinate plus exactly one of `content` (plain text) or `content_html`. */
 export const cellWrite = z

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { columnTypeNames, limits } from '@rundown/shared';
+import { idRef } from './common.js';
 
 export const columnTypes = columnTypeNames.names;
 
 const columnName = z.string().trim().min(1).max(limits.columnNameChars);
-const columnId = z.string().min(1);
+const columnId = idRef;
 
 const position = { before_column_id: columnId.optional(), after_column_id: columnId.optional() };
 

@@ -10,6 +10,12 @@ export const single = <T extends z.ZodType<unknown, string>>(schema: T) => {
   return z.string({ error: 'must be given once, as a string' }).pipe(schema).meta(input);
 };
 
+/**
+ * An id a client sends in a body (a reference, or a cue's chosen id): no longer than any id we
+ * issue, so an echo of it stays small and garbage never travels inward (a 400 of the route's resource).
+ */
+export const idRef = z.string().min(1).max(limits.idChars, `Longer than any id (at most ${limits.idChars} characters).`);
+
 /** `?limit=` of a paginated list: digits read as a whole number in the page range (and documented as that integer). */
 export const pageLimit = z
   .string()

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { cueTypeNames, limits } from '@rundown/shared';
-import { bulkItems, color, epochMs } from './common.js';
+import { bulkItems, color, epochMs, idRef } from './common.js';
 
 export const cueTypes = cueTypeNames.names;
 
-const cueId = z.string().min(1).max(64);
+const cueId = idRef;
 
 /** docs/api-decisions.md#endpoints: exactly one of these; `start`/`end` take `true` (root level) or a group id. */
 export const position = z.union(
@@ -89,6 +89,6 @@ const cellValue = z.union([
   z.string().max(limits.cellContentChars),
   z.strictObject({ content_html: z.string().max(limits.cellContentChars) }),
 ]);
-const newCueFields = { ...cueFields, cells: z.record(z.string(), cellValue).optional() };
+const newCueFields = { ...cueFields, cells: z.record(z.string().max(limits.columnNameChars), cellValue).optional() };
 export const newCue = z.strictObject({ ...newCueFields, children: z.array(z.strictObject(newCueFields)).optional() });
 export type NewCueBody = z.infer<typeof newCue>;
