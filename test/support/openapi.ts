@@ -163,7 +163,7 @@ export const PLACEHOLDER = /@(rundown|cue|column|mention|key|report):(\d+)@/g;
 export function idKindOf(name: string, path: string): IdKind | undefined {
   if (name === 'rundown_id') return 'rundown';
   if (/(^|_)cue_id$/.test(name) || name === 'parent_id') return 'cue';
-  if (name === 'column_id') return 'column';
+  if (/(^|_)column_id$/.test(name)) return 'column';
   if (name === 'mention_id') return 'mention';
   if (name === 'key') return 'key';
   if (name === 'report_id') return 'report';
