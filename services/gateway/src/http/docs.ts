@@ -135,8 +135,10 @@ export function apiReferenceInitScript(urls: PublicUrls): string {
     showDeveloperTools: 'never',
     // Groups folded: the first screen's sidebar lists every group; each opens on a click.
     defaultOpenAllTags: false,
-    // The in-page API client (requests go from the reader's browser to this API only).
+    // The in-page API client sends from the reader's browser to this API, never through Scalar's
+    // request proxy (its default for an API not on localhost; the CSP would refuse it anyway).
     hideClientButton: false,
+    proxyUrl: '',
     documentDownloadType: 'json',
     showOperationId: true,
   };
