@@ -185,7 +185,8 @@ export function validArbitrary(doc: OpenApiDocument, schema: JsonSchema, path: s
   if (s.enum) return fc.constantFrom(...s.enum);
   const alternatives = s.anyOf ?? s.oneOf;
   if (alternatives?.length) return fc.oneof(...alternatives.map((a) => validArbitrary(doc, a, path, name, depth)));
-  if (s.allOf?.length) return validArbitrary(doc, s.allOf[0]!, path, name, depth);
+  // `allOf` beside a schema's own type (rules added to an object) is one of the rules left to ajv.
+  if (s.allOf?.length && !s.type) return validArbitrary(doc, s.allOf[0]!, path, name, depth);
   // Rules beyond the members (`not`, `if`/`then`, `dependentSchemas`) are not generated: a caller that
   // needs only valid values keeps those ajv accepts (see SchemaValidator).
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : ['string', 'integer', 'boolean'];
@@ -285,7 +286,7 @@ function typesOf(doc: OpenApiDocument, schema: JsonSchema): Set<string> {
   if (s.enum) return new Set(s.enum.map(jsonType));
   const alternatives = s.anyOf ?? s.oneOf;
   if (alternatives) return new Set(alternatives.flatMap((a) => [...typesOf(doc, a)]));
-  if (s.allOf?.[0]) return typesOf(doc, s.allOf[0]);
+  if (s.allOf?.[0] && !s.type) return typesOf(doc, s.allOf[0]);
   if (!s.type) return new Set(['string', 'integer', 'number', 'boolean', 'null', 'array', 'object']);
   const types = new Set(Array.isArray(s.type) ? s.type : [s.type]);
   if (types.has('number')) types.add('integer');
@@ -439,7 +440,7 @@ export function minimalValue(doc: OpenApiDocument, schema: JsonSchema, path: str
   if (s.enum) return s.enum[0];
   const alternatives = s.anyOf ?? s.oneOf;
   if (alternatives?.length) return minimalValue(doc, alternatives.find((a) => resolve(doc, a).type !== 'null') ?? alternatives[0]!, path, name);
-  if (s.allOf?.length) return minimalValue(doc, s.allOf[0]!, path, name);
+  if (s.allOf?.length && !s.type) return minimalValue(doc, s.allOf[0]!, path, name);
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
   switch (type) {
     case 'null':

@@ -1327,7 +1327,7 @@ export interface operations {
                         skip?: boolean;
                         auto_advance?: boolean;
                         scheduled?: boolean;
-                        /** @description Cell contents by column name; each name is one of the rundown’s `columns` (checked by the rundown service: JSON Schema cannot compare with a sibling). */
+                        /** @description Cell contents by column name; each name is one of the rundown’s `columns`. */
                         cells?: {
                             [key: string]: string | {
                                 content_html: string;
@@ -1344,7 +1344,7 @@ export interface operations {
                             skip?: boolean;
                             auto_advance?: boolean;
                             scheduled?: boolean;
-                            /** @description Cell contents by column name; each name is one of the rundown’s `columns` (checked by the rundown service: JSON Schema cannot compare with a sibling). */
+                            /** @description Cell contents by column name; each name is one of the rundown’s `columns`. */
                             cells?: {
                                 [key: string]: string | {
                                     content_html: string;

@@ -33,6 +33,12 @@ export function canonicalTimeZone(value: string): string | undefined {
 }
 
 /**
+ * The OpenAPI extension naming a rule on a body that JSON Schema cannot state (a comparison between
+ * members, a comparison after trimming): the rest of the document is exact.
+ */
+export const UNSTATED_RULE = 'x-unstated-rule';
+
+/**
  * A text that `.trim()` must leave non-empty, as JSON Schema states it (zod's JSON Schema shows the
  * length bounds only): at least one non-space character (JavaScript's \s is what trim removes).
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cueTypeNames, limits } from '@rundown/shared';
 import { cellText } from './cells.js';
-import { bulkItems, color, epochMs } from './common.js';
+import { bulkItems, color, epochMs, UNSTATED_RULE } from './common.js';
 
 export const cueTypes = cueTypeNames.names;
 
@@ -125,7 +125,11 @@ const newCueFields = {
   cells: z
     .record(z.string(), cellValue)
     .optional()
-    .describe('Cell contents by column name; each name is one of the rundown’s `columns` (checked by the rundown service: JSON Schema cannot compare with a sibling).'),
+    .meta({
+      description: 'Cell contents by column name; each name is one of the rundown’s `columns`.',
+      // A rule JSON Schema cannot state (a key compared with a sibling's values), named for clients and tests.
+      [UNSTATED_RULE]: 'Each key is the name of one of the rundown’s columns.',
+    }),
 };
 /** Only a cue of type `cue` (the default) has cells. */
 const cellsOnCuesOnly = {

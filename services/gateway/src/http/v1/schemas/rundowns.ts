@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
-import { epochMs, notBlank, single, timezone } from './common.js';
+import { epochMs, notBlank, single, timezone, UNSTATED_RULE } from './common.js';
 import { newCue } from './cues.js';
 
 /** The names come with their proto enums (one table, services/shared/src/proto-enums.ts). */
@@ -29,8 +29,8 @@ export const createRundownBody = z.strictObject({
   start_time: epochMs.nullable().optional(),
   status: z.enum(rundownStatuses).optional(),
   settings: settingsPatch.optional(),
-  // Names are unique (after trimming: the document can state it only of the names as given).
-  columns: z.array(columnInput).meta({ uniqueItems: true }).optional(),
+  // Names are unique: JSON Schema states it of the names as given, the service of the trimmed names.
+  columns: z.array(columnInput).meta({ uniqueItems: true, [UNSTATED_RULE]: 'Column names are unique once trimmed.' }).optional(),
   // Cells, hierarchy rules and column-name uniqueness are the rundown service's, which reports them as issues.
   cues: z.array(newCue).optional(),
 }).meta({
