@@ -217,9 +217,12 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
   if (route.auth === 'none') op.security = [];
   else if (route.auth === 'control') op.security = [{ bearerAuth: [] }, { queryToken: [] }];
   if (r.body) {
+    const schema = jsonSchema(r.body, 'input');
+    // A change with no member is refused with the route's `emptyPatch` code: at least one member.
+    if (r.emptyPatch && !(Array.isArray(schema.required) && schema.required.length)) schema.minProperties = 1;
     op.requestBody = {
       required: !r.bodyOptional,
-      content: { 'application/json': { schema: jsonSchema(r.body, 'input'), ...mediaExamples(r.body) } },
+      content: { 'application/json': { schema, ...mediaExamples(r.body) } },
     };
   }
   if (r.role) op.description = `Needs the ${r.role} role.${route.auth === 'control' ? ' The token may be sent as `?token=`.' : ''}`;

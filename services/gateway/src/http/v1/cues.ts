@@ -9,7 +9,8 @@ import { cueJson, sideEffectsJson } from './records.js';
 import { includeList } from './schemas/rundowns.js';
 import {
   bulkCuesBody,
-  cueBody,
+  createCueBody,
+  patchCueBody,
   cueItems,
   cueList,
   cueRecord,
@@ -111,7 +112,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       tag: 'Cues',
       auth: 'bearer',
       role: 'EDIT',
-      body: cueBody,
+      body: createCueBody,
       // Every field has a default, so a bodyless POST creates an empty cue at the end.
       bodyOptional: true,
       bodyError: 'cues.invalid_payload',
@@ -149,7 +150,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       tag: 'Cues',
       auth: 'bearer',
       role: 'EDIT',
-      body: cueBody,
+      body: patchCueBody,
       bodyError: 'cues.invalid_payload',
       emptyPatch: 'cues.empty_patch',
       errors: [...writeErrors, ...positionErrors, ...typeErrors],

@@ -3,7 +3,7 @@ import { limits } from '@rundown/shared';
 import { bulkItems, idRef, pageLimit, single } from './common.js';
 
 /** Characters as the specification counts them (code points, so an emoji is one). */
-const cellText = z
+export const cellText = z
   .string()
   .refine((v) => v.length <= limits.cellContentChars || [...v].length <= limits.cellContentChars, {
     message: `At most ${limits.cellContentChars} characters.`,
@@ -20,7 +20,11 @@ export const cellWrite = z
       ctx.addIssue({ code: 'custom', path: ['content'], message: 'Give exactly one of content and content_html.' });
     }
   })
-  .meta({ examples: [{ cue_id: 'cue_01HZX3K2', column_id: 'col_01HZX3A1', content_html: '<p>Good <b>evening</b>.</p>' }] });
+  .meta({
+    // The rule above, as JSON Schema: one of the two members, not both, not neither.
+    oneOf: [{ required: ['content'] }, { required: ['content_html'] }],
+    examples: [{ cue_id: 'cue_01HZX3K2', column_id: 'col_01HZX3A1', content_html: '<p>Good <b>evening</b>.</p>' }],
+  });
 export type CellWriteBody = z.infer<typeof cellWrite>;
 
 export const bulkCellsBody = z

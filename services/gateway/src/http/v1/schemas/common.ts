@@ -38,9 +38,31 @@ export function canonicalTimeZone(value: string): string | undefined {
   }
 }
 
+/**
+ * The OpenAPI extension naming a rule on a body that JSON Schema cannot state (a comparison between
+ * members, a comparison after trimming): the rest of the document is exact.
+ */
+export const UNSTATED_RULE = 'x-unstated-rule';
+
+/**
+ * A text that `.trim()` must leave non-empty, as JSON Schema states it (zod's JSON Schema shows the
+ * length bounds only): at least one non-space character (JavaScript's \s is what trim removes).
+ */
+export const notBlank = { pattern: '\\S' };
+
+/**
+ * The OpenAPI format of a time zone: an IANA name the service's time zone database knows (the list
+ * depends on the runtime's ICU, so the document names the rule rather than listing the names).
+ */
+export const TIME_ZONE_FORMAT = 'iana-time-zone';
+
 export const timezone = z
   .string()
   .max(64)
+  .meta({
+    format: TIME_ZONE_FORMAT,
+    description: 'An IANA time zone name, e.g. "Europe/Berlin" (an alias such as "US/Eastern" is answered by its canonical name).',
+  })
   .transform((value, ctx) => {
     const zone = canonicalTimeZone(value);
     if (!zone) {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { bulkItems, color, idRef } from './common.js';
+import { bulkItems, color, idRef, notBlank } from './common.js';
 
-const name = z.string().trim().min(1).max(limits.mentionNameChars);
+const name = z.string().trim().min(1).max(limits.mentionNameChars).meta(notBlank);
 const optionalFields = {
   /** Absent keeps the colour (a new mention is white, #ffffff); a mention always has one, so null is refused. */
   color: color.optional(),

@@ -15,7 +15,8 @@ export const adjustDurationBody = z.strictObject({
   delta_ms: z
     .number()
     .int()
-    .refine((v) => v !== 0, 'must be a non-zero integer (ms)'),
+    .refine((v) => v !== 0, 'must be a non-zero integer (ms)')
+    .meta({ not: { const: 0 } }),
 }).meta({ examples: [{ delta_ms: 30000 }, { delta_ms: -15000 }] });
 
 const activeCue = z.object({
