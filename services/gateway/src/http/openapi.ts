@@ -118,7 +118,20 @@ function rateLimitHeaderRefs(withRetryAfter: boolean): Schema {
   };
 }
 
-function problemSchema(): Schema {
+const ISSUE_SCHEMA: Schema = {
+  type: 'object',
+  required: ['path', 'message', 'code'],
+  properties: {
+    path: { type: 'array', items: { type: ['string', 'integer'] } },
+    message: { type: 'string' },
+    code: { type: 'string' },
+  },
+};
+
+/** The problem document's JSON Schema standing alone (no components to refer to): the MCP tools' error results. */
+export const problemJsonSchema = (): Schema => problemSchema(ISSUE_SCHEMA);
+
+function problemSchema(issue: Schema = { $ref: '#/components/schemas/Issue' }): Schema {
   return {
     type: 'object',
     description: 'An RFC 9457 problem document; clients branch on `code`.',
@@ -137,7 +150,7 @@ function problemSchema(): Schema {
       details: {
         type: 'object',
         description: 'Structured data; validation problems carry `issues`.',
-        properties: { issues: { type: 'array', items: { $ref: '#/components/schemas/Issue' } } },
+        properties: { issues: { type: 'array', items: issue } },
         additionalProperties: true,
       },
     },
@@ -283,15 +296,7 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
       examples: Object.fromEntries(errorCodes.map((c) => [c, { summary: c, value: problemExample(c, '/v1/rundowns/rd_01HZX3J8Q7', urls) }])),
       schemas: {
         Problem: problemSchema(),
-        Issue: {
-          type: 'object',
-          required: ['path', 'message', 'code'],
-          properties: {
-            path: { type: 'array', items: { type: ['string', 'integer'] } },
-            message: { type: 'string' },
-            code: { type: 'string' },
-          },
-        },
+        Issue: ISSUE_SCHEMA,
         Meta: {
           type: 'object',
           required: ['request_id', 'server_time', 'side_effects'],
