@@ -108,6 +108,10 @@ describe('MCP: tools and resources', () => {
     expect(byName.get_status!.description).toMatch(/ms/);
     expect(byName.show_control!.annotations?.readOnlyHint).toBe(false);
     expect(byName.get_status!.annotations?.readOnlyHint).toBe(true);
+    // The reference page (fed by the OpenAPI document) names the endpoint and every tool.
+    const reference = (await call(`${system().baseUrl}/openapi.json`, 'GET')).body.info.description as string;
+    expect(reference).toContain(`\`${system().publicUrl}/mcp\``);
+    for (const name of TOOL_NAMES) expect(reference).toContain(`\`${name}\``);
   });
 
   it('list_rundowns, get_rundown and the rundown:// resource read what the v1 routes read', async () => {

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_TTL_MS } from '../edge/idempotency.js';
 import type { PublicUrls } from '../config.js';
 import { WRITE_METHODS, type RouteDef } from './route.js';
 import { viewerUrl } from './viewer.js';
+import { mcpReference } from '../mcp/tools.js';
 
 type Schema = Record<string, unknown>;
 
@@ -265,7 +266,8 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
         'It needs a VIEW token, best scoped to the one rundown: `npm run admin -- tokens mint <team_id> --role VIEW --rundown <rundown_id>` ' +
         '(the admin API: `POST /admin/teams/{team_id}/tokens` with `{"role": "VIEW", "rundown_id": "..."}`). The token goes after `#`, so it reaches ' +
         'no server log. Options after it: `&show=countdown` (or any of title, subtitle, countdown, progress, next, message, clock, over-under, state; ' +
-        '`hide=` the opposite), `&theme=light`, `&mirror=1` (a teleprompter glass), `&clock=24h`.',
+        '`hide=` the opposite), `&theme=light`, `&mirror=1` (a teleprompter glass), `&clock=24h`.\n\n' +
+        mcpReference(urls),
     },
     externalDocs: { description: 'Error reference', url: urls.errors },
     servers: [{ url: urls.base }],

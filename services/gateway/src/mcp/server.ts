@@ -20,7 +20,7 @@ import { problemJsonSchema } from '../http/openapi.js';
 import { problemDocument } from '../http/problem.js';
 import { defineRoute, type Reply, type RouteDef } from '../http/route.js';
 import { roleRefusal, validatedInput } from '../http/v1/router.js';
-import { checkedArgs, routeKey, TOOLS, toolDescription, type RouteCall, type RouteKey, type ToolSpec } from './tools.js';
+import { checkedArgs, routeKey, TOOLS, toolDescription, type RouteCall, type RouteKey } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -47,18 +47,18 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schema {
  */
 export class McpTools {
   readonly tools: Tool[];
-  private readonly byName: Map<string, ToolSpec>;
-  private readonly routes: Map<RouteKey, RouteDef>;
+  private readonly byName = new Map(TOOLS.map((t) => [t.name, t]));
+  /** A route of the table by method and path (a tool naming a route the table lacks fails at start). */
+  private readonly find: (key: RouteKey) => RouteDef;
 
   constructor(routes: RouteDef[], private readonly urls: PublicUrls, private readonly logger: Logger) {
-    this.routes = new Map(routes.map((r) => [routeKey(r), r]));
+    const table = new Map(routes.map((r) => [routeKey(r), r]));
     const find = (key: RouteKey) => {
-      const route = this.routes.get(key);
+      const route = table.get(key);
       if (!route) throw new Error(`MCP: no route ${key} in the table`);
       return route;
     };
     this.find = find;
-    this.byName = new Map(TOOLS.map((t) => [t.name, t]));
     const problem = problemJsonSchema();
     this.tools = TOOLS.map((tool) => ({
       name: tool.name,
@@ -70,8 +70,6 @@ export class McpTools {
       annotations: { readOnlyHint: tool.routes.every((key) => key.startsWith('get ')), openWorldHint: false },
     }));
   }
-
-  readonly find: (key: RouteKey) => RouteDef;
 
   /** Runs one tool call as its routes would run it: role, validation, handler; a refusal is an error result. */
   async call(name: string, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult> {

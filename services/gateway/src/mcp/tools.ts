@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, errorCatalogue, type ErrorCode } from '@rundown/shared';
+import type { PublicUrls } from '../config.js';
 import type { Method, Reply, RouteDef } from '../http/route.js';
 import { toIssues } from '../http/route.js';
 import { countdownJson, type StatusJson } from '../http/v1/runner.js';
@@ -271,5 +272,18 @@ export function toolDescription(tool: ToolSpec, routes: Routes): string {
     `${tool.summary}\n\nNeeds a token with the ${toolRole(tool, routes)} role or above. A refused call is an error result whose ` +
     `structured content is the problem document: branch on \`code\`, read \`detail\` (and \`details.issues\` for invalid input). Codes:\n` +
     errors.join('\n')
+  );
+}
+
+/** `{public_url}/mcp`. */
+export const mcpUrl = (urls: Pick<PublicUrls, 'base'>) => `${urls.base.replace(/\/v1\/?$/, '')}/mcp`;
+
+/** The reference page's paragraph on the MCP endpoint (the OpenAPI document's description carries it). */
+export function mcpReference(urls: Pick<PublicUrls, 'base'>): string {
+  return (
+    `MCP for AI agents: \`${mcpUrl(urls)}\` speaks the Model Context Protocol (Streamable HTTP, stateless, JSON answers) with the same ` +
+    '`Authorization: Bearer` token, rate limit and roles as this API; each tool calls the route it names and needs that route’s role. ' +
+    `Tools: ${TOOLS.map((t) => `\`${t.name}\` (${t.title.toLowerCase()})`).join(', ')}. Resource: \`rundown://{rundown_id}\`. ` +
+    'A refused call is an error result (`isError`) whose structured content is the problem document, with the same `code` as here.'
   );
 }
