@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode as RpcErrorCode,
@@ -20,7 +21,7 @@ import { problemJsonSchema } from '../http/openapi.js';
 import { problemDocument } from '../http/problem.js';
 import { defineRoute, type Reply, type RouteDef } from '../http/route.js';
 import { roleRefusal, validatedInput } from '../http/v1/router.js';
-import { checkedArgs, routeKey, TOOLS, toolDescription, type RouteCall, type RouteKey } from './tools.js';
+import { checkedArgs, ownArgsSchema, routeKey, TOOLS, toolDescription, type RouteCall, type RouteKey, type ToolSpec } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -47,7 +48,8 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schema {
  */
 export class McpTools {
   readonly tools: Tool[];
-  private readonly byName = new Map(TOOLS.map((t) => [t.name, t]));
+  /** Each tool with the schema of its own arguments and the first route it calls. */
+  private readonly byName: Map<string, { spec: ToolSpec; own: z.ZodObject; first: RouteDef }>;
   /** A route of the table by method and path (a tool naming a route the table lacks fails at start). */
   private readonly find: (key: RouteKey) => RouteDef;
 
@@ -59,6 +61,7 @@ export class McpTools {
       return route;
     };
     this.find = find;
+    this.byName = new Map(TOOLS.map((spec) => [spec.name, { spec, own: ownArgsSchema(spec, find), first: find(spec.routes[0]!) }]));
     const problem = problemJsonSchema();
     this.tools = TOOLS.map((tool) => ({
       name: tool.name,
@@ -76,10 +79,10 @@ export class McpTools {
     const tool = this.byName.get(name);
     if (!tool) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool ${name}; tools/list names them.`);
     try {
-      const checked = checkedArgs(tool, this.find, args);
+      const checked = checkedArgs(tool.own, tool.first, args);
       const replies: Reply[] = [];
-      for (const call of tool.calls(checked)) replies.push(await this.run(call, context));
-      const structured = tool.result(replies);
+      for (const call of tool.spec.calls(checked)) replies.push(await this.run(call, context));
+      const structured = tool.spec.result(replies);
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (error) {
       const problem = this.problem(error, context);
@@ -140,9 +143,18 @@ interface CallContext {
   res: Response;
 }
 
+/**
+ * Shared by every request's server: by default each `Server` builds its own Ajv instance, which
+ * profiled as the largest share of an MCP call's CPU (the server only uses it for elicitation).
+ */
+const validator = new AjvJsonSchemaValidator();
+
 /** One MCP server for one HTTP request (stateless: nothing outlives the request), speaking for its token. */
 function serverFor(tools: McpTools, context: CallContext): Server {
-  const server = new Server({ name: 'rundown', title: 'Rundown show control', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'rundown', title: 'Rundown show control', version: '1.0.0' },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.tools }));
   server.setRequestHandler(CallToolRequestSchema, (request) => tools.call(request.params.name, request.params.arguments ?? {}, context));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({

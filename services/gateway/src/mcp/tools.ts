@@ -230,18 +230,19 @@ export const TOOLS: ToolSpec[] = [
 /** The arguments a tool checks itself before any call: its path parameters and show_control's action. */
 const OWN_ARGS = ['rundown_id', 'cue_id', 'action'];
 
+/** The schema of a tool's own arguments (see `checkedArgs`), built once per tool. */
+export function ownArgsSchema(tool: ToolSpec, routes: Routes): z.ZodObject {
+  const input = tool.input(routes).shape;
+  return z.object(Object.fromEntries(OWN_ARGS.filter((name) => name in input).map((name) => [name, input[name]!])));
+}
+
 /**
  * A tool's own arguments checked (against its input schema) before anything is called; the rest is
  * the route's to validate, with the route's code. A failure here is the first route's code too.
  */
-export function checkedArgs(tool: ToolSpec, routes: Routes, args: Args): Args {
-  const input = tool.input(routes).shape;
-  const own = z.object(Object.fromEntries(OWN_ARGS.filter((name) => name in input).map((name) => [name, input[name]!])));
+export function checkedArgs(own: z.ZodObject, firstRoute: RouteDef, args: Args): Args {
   const checked = own.safeParse(args);
-  if (!checked.success) {
-    const first = routes(tool.routes[0]!);
-    throw AppError.validation(first.bodyError ?? first.queryError ?? 'bad_request', toIssues(checked.error));
-  }
+  if (!checked.success) throw AppError.validation(firstRoute.bodyError ?? firstRoute.queryError ?? 'bad_request', toIssues(checked.error));
   return { ...args, ...checked.data };
 }
 
