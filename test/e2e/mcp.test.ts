@@ -170,6 +170,8 @@ describe('MCP: tools and resources', () => {
     await refused(mcp, 'set_output_message', { rundown_id: rundown.id, color: 'red' }, 'messages.invalid_payload');
     await refused(mcp, 'write_cells', { rundown_id: rundown.id, items: [{ cue_id: cueIds[0], column_id: columnId }] }, 'cells.invalid_payload');
     await refused(mcp, 'get_status', {}, 'bad_request');
+    await refused(mcp, 'get_status', { rundown_id: rundown.id, verbose: true }, 'bad_request');
+    await refused(mcp, 'get_rundown', { rundown_id: rundown.id, include_cells: 'yes' }, 'bad_request');
     await refused(mcp, 'show_control', { rundown_id: rundown.id, action: 'rewind' }, 'bad_request');
     await refused(mcp, 'show_control', { rundown_id: rundown.id, action: 'adjust-duration' }, 'bad_request');
     await refused(mcp, 'get_rundown', { rundown_id: 'rd_nope' }, 'rundowns.not_found');

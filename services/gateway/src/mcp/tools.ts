@@ -34,6 +34,12 @@ export interface ToolSpec {
   title: string;
   /** What it does, for a model (units, what to pass); the error codes and their meaning are appended. */
   summary: string;
+  /**
+   * Whether the tool's input schema checks every argument itself (a tool whose routes take no body:
+   * an unknown or invalid argument is refused rather than ignored). Otherwise it checks its path
+   * parameters and leaves the rest to the route's body or query schema.
+   */
+  checksAll?: true;
   /** Every route the tool may call (roles and error codes are read from them). */
   routes: RouteKey[];
   /** Its input: path parameters and the route's fields. */
@@ -101,6 +107,7 @@ export const TOOLS: ToolSpec[] = [
       'Reads one rundown: its settings, its columns (in display order), its cues in display order (a group, then its children; ' +
       'durations in ms, times in ms since the UNIX epoch) and, with include_cells, every populated cell (cue_id + column_id). ' +
       'The rundown is also the resource rundown://{rundown_id}.',
+    checksAll: true,
     routes: [rundownKey, columnsKey],
     input: () =>
       z.strictObject({
@@ -131,6 +138,7 @@ export const TOOLS: ToolSpec[] = [
       'The show’s live status: phase (pre-show, running, ended), state (running, paused, stopped), the active cue (started_at, paused_at ' +
       'in ms since the UNIX epoch; duration_ms) and the next cue, plus `countdown`: the active cue’s remaining time (remaining_ms, negative ' +
       'when over time; `formatted` as "04:59" or "+00:12"). "How late are we?" is get_timing.',
+    checksAll: true,
     routes: [statusKey],
     input: () => z.strictObject({ rundown_id: rundownId }),
     output: (routes) => (responseOf(routes, statusKey) as Schema).extend({ countdown: countdownRecord }),
@@ -147,6 +155,7 @@ export const TOOLS: ToolSpec[] = [
     summary:
       'Early or late: the planned start and end, the actual start, the projected end and `over_under_ms` (positive: late, negative: early), ' +
       'and the same per cue (state done, active or upcoming). Times in ms since the UNIX epoch, durations in ms.',
+    checksAll: true,
     routes: ['get /rundowns/{id}/timing'],
     input: () => z.strictObject({ rundown_id: rundownId }),
     output: (routes) => responseOf(routes, 'get /rundowns/{id}/timing') as Schema,
@@ -232,6 +241,7 @@ const OWN_ARGS = ['rundown_id', 'cue_id', 'action'];
 
 /** The schema of a tool's own arguments (see `checkedArgs`), built once per tool. */
 export function ownArgsSchema(tool: ToolSpec, routes: Routes): z.ZodObject {
+  if (tool.checksAll) return tool.input(routes);
   const input = tool.input(routes).shape;
   return z.object(Object.fromEntries(OWN_ARGS.filter((name) => name in input).map((name) => [name, input[name]!])));
 }
