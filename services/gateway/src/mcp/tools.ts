@@ -258,7 +258,9 @@ export function checkedArgs(own: z.ZodObject, firstRoute: RouteDef, args: Args):
 
 /** Every code a tool's routes answer for themselves (not the edge's auth and rate-limit codes, which come before any tool). */
 export function toolErrorCodes(tool: ToolSpec, routes: Routes): ErrorCode[] {
-  const codes = new Set<ErrorCode>();
+  const first = routes(tool.routes[0]!);
+  // The tool's own arguments are checked first, answering the first route's code (`checkedArgs`).
+  const codes = new Set<ErrorCode>([first.bodyError ?? first.queryError ?? 'bad_request']);
   for (const key of tool.routes) {
     const route = routes(key);
     if (route.role && route.role !== 'VIEW') codes.add('forbidden');
