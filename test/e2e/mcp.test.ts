@@ -286,6 +286,13 @@ describe('MCP: the v1 edge', () => {
       expect(answered).toHaveLength(8);
       expect(client.seen.at(-1)!.status).toBe(429);
       expectProblem(await v1('GET', '/auth', { token }), 429, 'rate_limit.exceeded');
+      // A JSON-RPC batch (many calls for one request of the budget) is refused.
+      const batch = await call(`${system().publicUrl}/mcp`, 'POST', {
+        token: owner,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: [1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_status', arguments: { rundown_id: rundown.id } } })),
+      });
+      expectProblem(batch, 400, 'bad_request');
     } finally {
       await client.close();
     }

@@ -178,8 +178,9 @@ function serverFor(tools: McpTools, context: CallContext): Server {
 /**
  * `POST /mcp` as a route of the public listener, so that it passes the v1 edge as any v1 request does:
  * the token (Authorization header only), revocation, the team's rate limit (each MCP request counts
- * once), the 1 MB JSON body; then each tool checks the role of the route it calls. Stateless Streamable
- * HTTP with JSON answers: no session lives in a process, so any gateway replica answers any request.
+ * once), the 1 MB JSON body, one JSON-RPC message per request; then each tool checks the role of the
+ * route it calls. Stateless Streamable HTTP with JSON answers: no session lives in a process, so any
+ * gateway replica answers any request.
  */
 export function mcpRoute(tools: McpTools): RouteDef {
   return defineRoute({
@@ -190,6 +191,10 @@ export function mcpRoute(tools: McpTools): RouteDef {
     auth: 'bearer',
     role: 'VIEW',
     handler: async ({ principal, req, res }) => {
+      // A JSON-RPC batch would run up to 100 calls for one request of the team's budget; MCP 2025-06-18 dropped batches.
+      if (Array.isArray(res.locals.body)) {
+        throw new AppError('bad_request', { detail: 'Send one JSON-RPC message per request (MCP 2025-06-18 and later have no batches); each request counts once against the rate limit.' });
+      }
       const context: CallContext = { principal, requestId: res.locals.requestId, req, res };
       const server = serverFor(tools, context);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
