@@ -68,7 +68,8 @@ export class McpTools {
       title: tool.title,
       description: toolDescription(tool, find),
       inputSchema: jsonSchema(tool.input(find), 'input') as Tool['inputSchema'],
-      // A result, or (isError) the problem document: MCP clients check structured content against this schema either way.
+      // A result, or (isError) the problem document: the SDK's Client checks an error result's structured
+      // content against the schema too (modelcontextprotocol/typescript-sdk#1943).
       outputSchema: { type: 'object', anyOf: [jsonSchema(tool.output(find), 'output'), problem] } as Tool['outputSchema'],
       annotations: { readOnlyHint: tool.routes.every((key) => key.startsWith('get ')), openWorldHint: false },
     }));
