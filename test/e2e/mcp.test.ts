@@ -228,6 +228,20 @@ describe('MCP: the v1 edge', () => {
     }
   });
 
+  it('each tool needs the role of the route it calls: SHOWCALL runs the show and the message, not the cues', async () => {
+    const show = await createRundown(owner, { title: 'Showcaller', cues: [{ title: 'Only', duration_ms: 1_000 }] });
+    const showcaller = await connect(await team.token('SHOWCALL'));
+    try {
+      expect(await ok(showcaller, 'set_output_message', { rundown_id: show.id, text: 'Standby' })).toMatchObject({ text: 'Standby' });
+      expect(await ok(showcaller, 'show_control', { rundown_id: show.id, action: 'start' })).toMatchObject({ state: 'running' });
+      expect((await refused(showcaller, 'create_cue', { rundown_id: show.id, title: 'x' }, 'forbidden')).detail).toMatch(/EDIT/);
+      await refused(showcaller, 'update_cue', { rundown_id: show.id, cue_id: 'cue_x', title: 'x' }, 'forbidden');
+      await refused(showcaller, 'write_cells', { rundown_id: show.id, items: [] }, 'forbidden');
+    } finally {
+      await showcaller.close();
+    }
+  });
+
   it('a token scoped to one rundown sees only that rundown', async () => {
     const other = await createRundown(owner, { title: 'Other' });
     const scoped = await connect(await team.token('EDIT', { rundown_id: other.id }));
