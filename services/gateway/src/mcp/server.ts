@@ -199,10 +199,8 @@ export function mcpRoute(tools: McpTools): RouteDef {
       const context: CallContext = { principal, requestId: res.locals.requestId, req, res };
       const server = serverFor(tools, context);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.once('close', () => {
-        void transport.close();
-        void server.close();
-      });
+      // Closing the server closes its transport (once: each close builds a "connection closed" error).
+      res.once('close', () => void server.close());
       await server.connect(transport);
       await transport.handleRequest(req, res, res.locals.body);
       return { streamed: true };
