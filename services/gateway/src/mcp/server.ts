@@ -93,9 +93,9 @@ export class McpTools {
 
   /** `rundown://{rundown_id}`: the rundown with its columns and cues, as get_rundown answers it. */
   async readRundown(uri: string, context: CallContext): Promise<string> {
-    const id = RUNDOWN_URI.exec(uri)?.[1];
+    const id = safeDecode(RUNDOWN_URI.exec(uri)?.[1]);
     if (!id) throw new McpError(RpcErrorCode.InvalidParams, `Unknown resource ${uri}; resources are rundown://{rundown_id}.`);
-    const result = await this.call('get_rundown', { rundown_id: decodeURIComponent(id) }, context);
+    const result = await this.call('get_rundown', { rundown_id: id }, context);
     if (result.isError) {
       const problem = result.structuredContent as Record<string, unknown>;
       // -32002: MCP's "resource not found"; the problem document rides along as the error's data.
@@ -134,6 +134,15 @@ export class McpTools {
     const known = knownErrorOf(error);
     if (!known) this.logger.error({ err: error, request_id: context.requestId }, 'unhandled error in an MCP tool');
     return problemDocument(known ?? new AppError('internal.unhandled'), { instance: MCP_PATH, requestId: context.requestId, urls: this.urls });
+  }
+}
+
+/** A percent-encoded URI part decoded, or undefined when absent or not valid percent-encoding. */
+function safeDecode(part: string | undefined): string | undefined {
+  try {
+    return part === undefined ? undefined : decodeURIComponent(part);
+  } catch {
+    return undefined;
   }
 }
 
