@@ -134,6 +134,7 @@ describe('MCP: tools and resources', () => {
     expect(resource.contents[0]).toMatchObject({ uri: `rundown://${rundown.id}`, mimeType: 'application/json' });
     expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ rundown: { id: rundown.id }, cues: http.body.included.cues });
     await expect(mcp.client.readResource({ uri: 'rundown://rd_nope' })).rejects.toThrow(/not found|No rundown/i);
+    await expect(mcp.client.readResource({ uri: 'rundown://%E0%A4%A' })).rejects.toThrow(/Unknown resource/);
   });
 
   it('create_cue, update_cue, write_cells and set_output_message write as the v1 routes do', async () => {
