@@ -54,7 +54,7 @@ const malformedByParam: Readonly<Record<string, ErrorCode>> = {
  * here: it never travels to a service, a query or an error's echo. The route's own code when the
  * route answers it, else `not_found`.
  */
-function malformedParam(params: Record<string, string>, route: RouteDef): AppError | undefined {
+export function malformedParam(params: Record<string, string>, route: Pick<RouteDef, 'errors'>): AppError | undefined {
   for (const name in params) {
     const value = params[name]!;
     if (couldBeId(value)) continue;
@@ -64,6 +64,36 @@ function malformedParam(params: Record<string, string>, route: RouteDef): AppErr
     });
   }
   return undefined;
+}
+
+/** The `forbidden` error of a token whose role is below the route's, or undefined when it may call it. */
+export function roleRefusal(route: Pick<RouteDef, 'role'>, principal: Pick<Principal, 'role'>): AppError | undefined {
+  if (!route.role || roleAtLeast(principal.role, route.role)) return undefined;
+  return new AppError('forbidden', { detail: `This operation needs the ${route.role} role; the token has ${principal.role}.` });
+}
+
+/**
+ * A request's body and query as the route declares them, parsed; a failure is the route's own code
+ * (an empty PATCH, a missing or invalid body, NUL in a string, a bad query). Every adapter of the
+ * route table (this router, the MCP tools) validates through here.
+ */
+export function validatedInput(route: RouteDef, rawBody: unknown, rawQuery: object): { body: unknown; query: unknown } {
+  let body = rawBody;
+  if (route.emptyPatch && (body === undefined || body === null || isEmptyObject(body))) throw new AppError(route.emptyPatch);
+  if (route.body) {
+    const code = route.bodyError ?? 'bad_request';
+    if (body === undefined && !route.bodyOptional) {
+      throw AppError.validation(code, [{ path: [], message: 'A JSON body is required.', code: 'invalid_type' }]);
+    }
+    // PostgreSQL text cannot hold U+0000; refuse it here as the invalid input it is.
+    const nul = nulPaths(body);
+    if (nul.length) {
+      throw AppError.validation(code, nul.map((path) => ({ path, message: 'Must not contain the NUL character (U+0000).', code: 'invalid_string' })));
+    }
+    body = parseOrThrow(route.body, body === undefined ? {} : body, code);
+  }
+  const query = route.query ? parseOrThrow(route.query, { ...rawQuery }, route.queryError ?? 'bad_request') : {};
+  return { body, query };
 }
 
 /** Establishes who is calling a route (a v1 token, or the admin secret on the admin listener). */
@@ -99,12 +129,9 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
       try {
         const principal = await authenticate(req, route);
         res.locals.principal = principal;
-        if (route.role && !roleAtLeast(principal.role, route.role)) {
-          // Still counted against the team's budget by the hooks; sent after them.
-          res.locals.authError = new AppError('forbidden', {
-            detail: `This operation needs the ${route.role} role; the token has ${principal.role}.`,
-          });
-        }
+        // Still counted against the team's budget by the hooks; sent after them.
+        const refused = roleRefusal(route, principal);
+        if (refused) res.locals.authError = refused;
         next();
       } catch (error) {
         res.locals.authError = error;
@@ -118,21 +145,7 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
       if (malformed) throw malformed;
       if (res.locals.bodyError) throw res.locals.bodyError;
       const principal = res.locals.principal as Principal;
-      let body: unknown = res.locals.body;
-      if (route.emptyPatch && (body === undefined || body === null || isEmptyObject(body))) throw new AppError(route.emptyPatch);
-      if (route.body) {
-        const code = route.bodyError ?? 'bad_request';
-        if (body === undefined && !route.bodyOptional) {
-          throw AppError.validation(code, [{ path: [], message: 'A JSON body is required.', code: 'invalid_type' }]);
-        }
-        // PostgreSQL text cannot hold U+0000; refuse it here as the invalid input it is.
-        const nul = nulPaths(body);
-        if (nul.length) {
-          throw AppError.validation(code, nul.map((path) => ({ path, message: 'Must not contain the NUL character (U+0000).', code: 'invalid_string' })));
-        }
-        body = parseOrThrow(route.body, body === undefined ? {} : body, code);
-      }
-      const query = route.query ? parseOrThrow(route.query, { ...req.query }, route.queryError ?? 'bad_request') : {};
+      const { body, query } = validatedInput(route, res.locals.body, req.query);
       const reply = await route.handler({
         params: req.params as Record<string, string>,
         body,
