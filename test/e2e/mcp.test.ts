@@ -5,7 +5,7 @@ import { admin, call, createRundown, createTeam, system, v1, type TestTeam } fro
 import { startGateway, type ExtraGateway } from '../support/gateway.js';
 import { expectProblem } from '../support/problems.js';
 
-/** CONTRACT §12's tools, exactly. */
+/** The tools docs/mcp.md lists, exactly. */
 const TOOL_NAMES = ['create_cue', 'get_rundown', 'get_status', 'get_timing', 'list_rundowns', 'set_output_message', 'show_control', 'update_cue', 'write_cells'];
 
 interface Seen {

@@ -111,7 +111,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
   app.use(buildRouter(options.routes, authenticate, { prefix: '/v1', before: [edge], labelRoutes: true }));
-  // MCP (CONTRACT §12): one more route through the same edge, its tools dispatching to the v1 routes.
+  // MCP (docs/mcp.md): one more route through the same edge, its tools dispatching to the v1 routes.
   app.use(buildRouter([mcpRoute(new McpTools(options.routes, options.urls, options.logger))], authenticate, { prefix: '', before: [edge], labelRoutes: true }));
   if (options.v0) app.use('/api-v0/rundown', options.v0);
 

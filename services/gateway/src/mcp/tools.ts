@@ -25,7 +25,7 @@ type Routes = (key: RouteKey) => RouteDef;
 type Schema = z.ZodObject<z.ZodRawShape>;
 
 /**
- * One MCP tool of CONTRACT §12: a thin adapter over one or more v1 routes. Its input schema is the
+ * One MCP tool of docs/mcp.md: a thin adapter over one or more v1 routes. Its input schema is the
  * route's own body or query fields plus the path parameters; the route's validation, role, handler
  * and error codes do the rest, so a tool can never do what the route would refuse.
  */
