@@ -99,23 +99,20 @@ export function createSocketServer(http: HttpServer, options: SocketServerOption
     const { rundownId } = socket.data;
     // Joined under the rundown's lock, where nobody is between publishing an event and recording it in
     // the view: every change the view records after this is sent to the socket.
+    // A view gone since the check (expired, or dropped) is built again here. A failure closes the
+    // transport rather than disconnecting the socket: a Socket.IO client reconnects by itself after a
+    // transport close, never after a server-side disconnect, and would wait for ever.
     views
       .locked(rundownId, async () => {
-        const view = await views.get(rundownId);
-        if (!view || socket.disconnected) return false;
+        if (socket.disconnected) return;
+        if (!(await views.get(rundownId))) await views.put(rundownId, await views.build(rundownId, socket.data.principal.teamId));
         socket.join(room(rundownId));
         socket.emit('serverTime', new Date().toISOString());
-        return true;
       })
-      .then(
-        (joined) => {
-          if (!joined) socket.disconnect(true);
-        },
-        (error: unknown) => {
-          logger.warn({ err: (error as Error).message, rundown_id: rundownId }, 'v0 connection setup failed');
-          socket.disconnect(true);
-        },
-      );
+      .catch((error: unknown) => {
+        logger.warn({ err: (error as Error).message, rundown_id: rundownId }, 'v0 connection setup failed; closing the transport for the client to reconnect');
+        socket.conn.close();
+      });
   });
 
   const tick = setInterval(() => io.local.emit('serverTime', new Date().toISOString()), options.serverTimeIntervalMs);
