@@ -7,6 +7,11 @@ export const limits = {
   /** Deepest nesting of arrays and objects a JSON body may have (real bodies stay under 8). */
   jsonDepth: 64,
   includeCells: 1_000,
+  /**
+   * The largest answer the export's internal calls take (the cells of a whole rundown, then the
+   * whole rundown): gRPC's default is 4 MB, which a 1,000-cue, 20-column rundown's cells come near.
+   */
+  exportMessageBytes: 64 * 1024 * 1024,
   bulkItems: 500,
   cuesPerRundown: 1_000,
   columnsPerRundown: 50,

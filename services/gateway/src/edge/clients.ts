@@ -1,4 +1,4 @@
-import { createClient, type PromiseClient } from '@rundown/shared';
+import { createClient, limits, type PromiseClient } from '@rundown/shared';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { AuthAdminServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth_admin';
 import { CellServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
@@ -52,7 +52,8 @@ export function createClients(config: GatewayConfig): Clients {
     mentions: createClient(MentionServiceService, config.RUNDOWN_ADDR, edge),
     textVariables: createClient(TextVariableServiceService, config.RUNDOWN_ADDR, edge),
     outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, edge),
-    withCells: createClient(CoordinateServiceService, config.RUNDOWN_ADDR, edge),
+    // Its export answers a whole rundown, cells included (over gRPC's default 4 MB at the caps).
+    withCells: createClient(CoordinateServiceService, config.RUNDOWN_ADDR, { ...edge, channelOptions: { 'grpc.max_receive_message_length': limits.exportMessageBytes } }),
     cells: createClient(CellServiceService, config.CELLS_ADDR, edge),
     runner: createClient(RunnerServiceService, config.RUNNER_ADDR, edge),
   };

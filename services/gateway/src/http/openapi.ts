@@ -217,7 +217,10 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
   if (r.body) {
     op.requestBody = {
       required: !r.bodyOptional,
-      content: { 'application/json': { schema: jsonSchema(r.body, 'input'), ...mediaExamples(r.body) } },
+      content: {
+        'application/json': { schema: jsonSchema(r.body, 'input'), ...mediaExamples(r.body) },
+        ...(r.textBody ? { [r.textBody.mediaType]: { schema: { type: 'string', description: r.textBody.description } } } : {}),
+      },
     };
   }
   if (r.role) op.description = `Needs the ${r.role} role.${route.auth === 'control' ? ' The token may be sent as `?token=`.' : ''}`;

@@ -1,4 +1,4 @@
-import { AppError, createClient, type CallerContext, type ContextSigner } from '@rundown/shared';
+import { AppError, createClient, limits, type CallerContext, type ContextSigner } from '@rundown/shared';
 import { RundownCellsServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { CellsPort, CellWrite, SnapshotCell } from '../domain/cells-port.js';
 
@@ -8,7 +8,8 @@ export class GrpcCellsPort implements CellsPort {
 
   /** `signer`: this service's own identity (the cells service allows it these methods only). */
   constructor(address: string, options: { signer: ContextSigner; deadlineMs: number }) {
-    this.client = createClient(RundownCellsServiceService, address, options);
+    // A snapshot of every cell of a rundown (an export) passes gRPC's default 4 MB at the caps.
+    this.client = createClient(RundownCellsServiceService, address, { ...options, channelOptions: { 'grpc.max_receive_message_length': limits.exportMessageBytes } });
   }
 
   async writeForNewRundown(ctx: CallerContext, rundownId: string, cells: CellWrite[]): Promise<void> {
