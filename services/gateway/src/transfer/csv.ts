@@ -169,7 +169,7 @@ export function planCsvImport(text: string, options: { title: string; timezone: 
       const index = fieldAt.get(field);
       return index === undefined ? '' : (record[index] ?? '');
     };
-    const bad = (field: string, message: string) => issue(at(field), `${message} (${line})`);
+    const bad = (field: string, message: string) => issue(at(field), `${message.replace(/\.$/, '')} (${line}).`);
     record.forEach((v, index) => {
       if (v.includes('\u0000')) bad(head.record[index]?.trim() || String(index), 'Must not contain the NUL character (U+0000).');
     });
