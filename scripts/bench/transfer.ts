@@ -8,16 +8,19 @@
 //     document with every cell of that rundown is over the 1 MB body limit: docs/import-export.md).
 // Starts the whole system as production runs it (compiled, telemetry on, exported to a local sink),
 // on loopback, with a database of its own and Redis db BENCH_REDIS_DB (default 11).
-//   options: --iterations 15 --reads 30
+//   options: --iterations 15 --reads 30 --profile <dir>
 import { parseArgs } from 'node:util';
 import { quick, recordFigure } from './figures.js';
-import { formatSummary, summarize } from './stats.js';
+import { formatSummary, profileWindow, summarize } from './stats.js';
 import { must, startBenchSystem, type Cleanup, type Loose } from './support.js';
 
 const { values } = parseArgs({
   options: {
     iterations: { type: 'string', default: quick ? '5' : '15' },
     reads: { type: 'string', default: quick ? '10' : '30' },
+    // Every service process writes a CPU profile (node --cpu-prof) into <dir> when it stops; the
+    // export reads' span is written as <dir>/export-window.json (profile-summary.ts --window).
+    profile: { type: 'string' },
   },
   strict: true,
 });
@@ -47,7 +50,9 @@ async function send(url: string, method: string, token: string, body: string | u
 
 const cleanups: Cleanup[] = [];
 try {
-  const { system } = await startBenchSystem('rundown_bench_transfer', 11, cleanups);
+  const { system } = await startBenchSystem('rundown_bench_transfer', 11, cleanups, {
+    ...(values.profile ? { env: { LAUNCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${values.profile}` } } : {}),
+  });
   const { base_url: base, admin_url: adminUrl, admin_secret: adminSecret } = system.ready;
   const team = await must(`${adminUrl}/teams`, 'POST', adminSecret, { name: 'bench-transfer', plan: 'paid', rate_limit_per_minute: 1_000_000, max_rundowns: 100_000 }, 201);
   const token = (await must(`${adminUrl}/teams/${team.id}/tokens`, 'POST', adminSecret, { role: 'OWNER' }, 201)).token as string;
@@ -73,6 +78,7 @@ try {
     const r = await send(`${base}/rundowns/${full.id}?include=cues`, 'GET', token, undefined, '');
     if (r.status !== 200) throw new Error(`GET ?include=cues answered ${r.status}`);
   });
+  const exportWindowEnds = profileWindow(values.profile, 'export-window.json');
   let jsonBytes = 0;
   let exportedCells = 0;
   const exportJson = await timed(reads, async () => {
@@ -87,6 +93,7 @@ try {
     if (r.status !== 200) throw new Error(`CSV export answered ${r.status}`);
     csv = r.text;
   });
+  exportWindowEnds();
   if (exportedCells !== (CUES - 10) * COLUMNS) throw new Error(`the export has ${exportedCells} cells`);
 
   const createBaseline = await timed(iterations, async () => {

@@ -150,17 +150,20 @@ export function buildDocument(parts: {
   text_variables: RundownDocument['text_variables'];
   output_message: RundownDocument['output_message'];
 }): RundownDocument {
+  // Each cue's cells in column order: placed in a slot per column (the store answers them by id).
   const columnIndex = new Map(parts.columns.map((c, i) => [c.id, i]));
-  const cellsByCue = new Map<string, { column_id: string; content: string; content_html: string }[]>();
+  const cellsByCue = new Map<string, ({ column_id: string; content: string; content_html: string } | undefined)[]>();
   for (const cell of parts.cells) {
-    if (cell.content_html === '' && cell.content === '') continue;
-    const list = cellsByCue.get(cell.cue_id) ?? [];
-    list.push(cell);
-    cellsByCue.set(cell.cue_id, list);
+    const index = columnIndex.get(cell.column_id);
+    if ((cell.content_html === '' && cell.content === '') || index === undefined) continue;
+    let slots = cellsByCue.get(cell.cue_id);
+    if (!slots) cellsByCue.set(cell.cue_id, (slots = []));
+    slots[index] = cell;
   }
   const cues = parts.cues.map((cue) => {
-    const cells = (cellsByCue.get(cue.id) ?? []).sort((a, b) => (columnIndex.get(a.column_id) ?? 0) - (columnIndex.get(b.column_id) ?? 0));
-    return { ...cue, cells: Object.fromEntries(cells.map((c) => [c.column_id, { content: c.content, content_html: c.content_html }])) };
+    const cells: Record<string, { content: string; content_html: string }> = {};
+    for (const c of cellsByCue.get(cue.id) ?? []) if (c) cells[c.column_id] = { content: c.content, content_html: c.content_html };
+    return { ...cue, cells };
   });
   return {
     format: RUNDOWN_FORMAT,

@@ -46,8 +46,11 @@ export class GrpcCellsPort implements CellsPort {
     await this.client.deleteRundownCells({ rundown_id: rundownId }, internal);
   }
 
-  async snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number) {
-    const answer = await this.client.snapshotCells({ rundown_id: rundownId, snapshot_id: snapshotId, cue_ids: cueIds, column_ids: columnIds, max_cells: max }, ctx);
+  async snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number, options = { stamps: true }) {
+    const answer = await this.client.snapshotCells(
+      { rundown_id: rundownId, snapshot_id: snapshotId, cue_ids: cueIds, column_ids: columnIds, max_cells: max, without_stamps: !options.stamps },
+      ctx,
+    );
     const items: SnapshotCell[] = answer.items.map((c) => ({ ...c, created_at: c.created_at ?? null, updated_at: c.updated_at ?? null }));
     return { items, total: answer.total };
   }

@@ -42,7 +42,15 @@ export interface CellsPort {
    * Every populated cell among these coordinates, read in the given exported PostgreSQL snapshot;
    * over `max`, only the count.
    */
-  snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number): Promise<{ items: SnapshotCell[]; total: number }>;
+  snapshotCells(
+    ctx: CallerContext,
+    rundownId: string,
+    snapshotId: string,
+    cueIds: string[],
+    columnIds: string[],
+    max: number,
+    options?: { stamps: boolean },
+  ): Promise<{ items: SnapshotCell[]; total: number }>;
 }
 
 /** No cells context (tests of this context alone): nothing is stored, so nothing is removed or read. */

@@ -125,7 +125,7 @@ export class CoordinatesService {
       const [{ snapshot }] = (await tx.query('SELECT pg_export_snapshot() AS snapshot')) as [{ snapshot: string }];
       const playableCues = cues.filter((c) => c.type === 'cue').map((c) => c.id);
       const max = limits.cuesPerRundown * limits.columnsPerRundown;
-      const { items } = await this.cells.snapshotCells(ctx, rundownId, snapshot, playableCues, rundown.column_order, max);
+      const { items } = await this.cells.snapshotCells(ctx, rundownId, snapshot, playableCues, rundown.column_order, max, { stamps: false });
       return { rundown, columns, cues, cells: items, mentions, text_variables, output_message: message ?? { ...defaultOutputMessage, updated_at: null } };
     });
   }
