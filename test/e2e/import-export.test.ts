@@ -340,7 +340,9 @@ describe('import rules', () => {
   it('keeps the 1 MB body limit, and refuses other media types', async () => {
     const big = `title,Script\r\n${Array.from({ length: 1_100 }, () => `cue,${'x'.repeat(1_000)}`).join('\r\n')}\r\n`;
     expectProblem(await importCsv(big), 413, 'payload.too_large');
-    expectProblem(await v1('POST', '/rundowns:import', { token, rawBody: 'title\nA\n', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    const plain = await v1('POST', '/rundowns:import', { token, rawBody: 'title\nA\n', headers: { 'content-type': 'text/plain' } });
+    expectProblem(plain, 415, 'unsupported_media_type');
+    expect(plain.body.detail).toBe('Send the body as application/json or text/csv (got text/plain).');
     expectProblem(await v1('POST', '/rundowns:import', { token: await team.token('VIEW'), body: { format: 'rundown.v1', rundown: { title: 'x' } } }), 403, 'forbidden');
   });
 });

@@ -54,7 +54,7 @@ export const jsonBody: RequestHandler = async (req, res, next) => {
   }
   if (!JSON_TYPE.test(type)) {
     res.locals.rawBody = text;
-    res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body as application/json (got ${type || 'no Content-Type'}).` });
+    res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body as application/json${textType ? ` or ${textType}` : ''} (got ${type || 'no Content-Type'}).` });
     return next();
   }
   // No content coding is decoded here: a body declared gzip (say) would otherwise be read as plain JSON.
