@@ -188,6 +188,18 @@ describe('round trip', () => {
   });
 });
 
+describe('idempotency', () => {
+  it('answers a retried import with the rundown its first attempt made', async () => {
+    const doc = { format: 'rundown.v1', rundown: { title: 'Once' }, mentions: [{ id: 'm', name: 'Anna' }], cues: [{ id: 'c', title: 'C' }] };
+    const headers = { 'idempotency-key': `import-${Math.random()}` };
+    const first = await v1('POST', '/rundowns:import', { token, body: doc, headers });
+    const again = await v1('POST', '/rundowns:import', { token, body: doc, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data.id).toBe(created(first));
+    expect((await exportJson(again.body.data.id)).mentions).toHaveLength(1);
+  });
+});
+
 describe('export', () => {
   it('answers the document in the envelope, or CSV when Accept prefers it', async () => {
     const id = created(
