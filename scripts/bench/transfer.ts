@@ -1,4 +1,4 @@
-// `npm run bench:transfer`: export and import of a whole rundown (CONTRACT §13) over HTTP, as a client
+// `npm run bench:transfer`: export and import of a whole rundown (docs/import-export.md) over HTTP, as a client
 // sees them, each beside a baseline measured in the same run on the same rundown:
 //   - GET /export (JSON, and CSV) of a 1,000-cue, 20-column rundown with a cell in every column of
 //     every cue (20,000 cells, minus the groups'), against GET /rundowns/:id?include=cues of it;

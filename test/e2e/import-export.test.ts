@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, v1, type ApiResponse, type TestTeam } from '../support/client.js';
 import { expectProblem } from '../support/problems.js';
 
-// CONTRACT §13: GET /rundowns/:id/export and POST /rundowns:import, over HTTP against the whole system.
+// docs/import-export.md: GET /rundowns/:id/export and POST /rundowns:import, over HTTP against the whole system.
 
 let team: TestTeam;
 let token: string;

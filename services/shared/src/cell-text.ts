@@ -1,7 +1,7 @@
 const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /**
- * Plain cell text as stored (CONTRACT §2): escaped, newlines as `<br>`, wrapped in one `<p>`. Shared
+ * Plain cell text as stored (docs/api-decisions.md#records): escaped, newlines as `<br>`, wrapped in one `<p>`. Shared
  * because an import tells a plain-text cell (whose HTML is exactly this) from a rich one by it.
  */
 export function textToHtml(text: string): string {

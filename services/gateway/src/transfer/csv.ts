@@ -6,7 +6,7 @@ import type { CreateRundownBody } from '../http/v1/schemas/rundowns.js';
 import { invalidImport, treeKey, type ImportPlan, type RundownDocument } from './document.js';
 
 /**
- * The CSV form of a rundown (CONTRACT §13): one row per cue in display order; the fixed columns
+ * The CSV form of a rundown (docs/import-export.md): one row per cue in display order; the fixed columns
  * below, then one per public text column (named by the column, holding the cell's plain text).
  * Written and read with csv-stringify / csv-parse (RFC 4180; quoted fields may hold the separator,
  * quotes and line breaks), never by splitting lines by hand.

@@ -10,7 +10,7 @@ import { rundownRecord, rundownStatuses, settingsPatch, type CreateRundownBody }
 import { textVariableRecord } from '../http/v1/schemas/text-variables.js';
 
 /**
- * The rundown document of CONTRACT §13 (`format: "rundown.v1"`): what an export answers and an import
+ * The rundown document (`format: "rundown.v1"`, docs/import-export.md): what an export answers and an import
  * takes. Pure: records in, a document out; a document in, the one create request out (with a map from
  * the create's issue paths back to the document's, so an issue names the place the client sent).
  */
@@ -30,7 +30,7 @@ export const rundownDocumentRecord = z
     text_variables: z.array(textVariableRecord),
     output_message: outputMessageRecord,
   })
-  .meta({ description: 'A whole rundown (CONTRACT §13): what GET /rundowns/{id}/export answers and POST /rundowns:import takes.' });
+  .meta({ description: 'A whole rundown: what GET /rundowns/{id}/export answers and POST /rundowns:import takes.' });
 export type RundownDocument = z.infer<typeof rundownDocumentRecord>;
 
 // What an import reads: the export's shape; the fields the store decides (ids but for references,

@@ -17,7 +17,7 @@ export interface Coordinates {
   columns: { id: string; type: string }[];
 }
 
-/** A whole rundown as one snapshot read it (CONTRACT §13 export). */
+/** A whole rundown as one snapshot read it (the export, docs/import-export.md). */
 export interface RundownSnapshot {
   rundown: RundownRecord;
   columns: ColumnRow[];

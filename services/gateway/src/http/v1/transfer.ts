@@ -23,7 +23,7 @@ const csvDescription =
   `RFC 4180, a header row, one row per cue in display order: ${CSV_FIELDS.join(', ')} (group: the title of the cue’s group), ` +
   'then one column per public text column, named by the column, holding the cell’s plain text; durations H:MM:SS, times ISO 8601 in the rundown’s timezone.';
 
-/** Import and export of a whole rundown (CONTRACT §13). Mapping only: the rules are in ../../transfer/. */
+/** Import and export of a whole rundown (docs/import-export.md). Mapping only: the rules are in ../../transfer/. */
 export function transferRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
   return [
     defineRoute({

@@ -88,7 +88,7 @@ export interface ExportRundownRequest {
 }
 
 /**
- * Everything a rundown holds (CONTRACT §13), read in one snapshot across the rundown and cells
+ * Everything a rundown holds (docs/import-export.md), read in one snapshot across the rundown and cells
  * contexts: public columns in order, cues in display order, every populated visible cell.
  */
 export interface RundownExport {
