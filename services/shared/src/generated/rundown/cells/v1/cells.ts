@@ -131,8 +131,8 @@ export interface SnapshotCellsRequest {
   /** Over this many populated cells, answer only `total`. */
   max_cells: number;
   /**
-   * Leave the audit stamps out (an export needs the content only; parsing and sending two
-   * timestamps a cell was most of the cost of a whole rundown's cells).
+   * Leave the audit stamps out (an export needs the content only: no timestamp is parsed or sent
+   * for each of a whole rundown's cells).
    */
   without_stamps: boolean;
 }
