@@ -6,11 +6,18 @@ import type { CellsPort, CellWrite, SnapshotCell } from '../domain/cells-port.js
 export class GrpcCellsPort implements CellsPort {
   private readonly client;
   private readonly stager;
+  private readonly encoded;
 
   /** `signer`: this service's own identity (the cells service allows it these methods only). */
   constructor(address: string, options: { signer: ContextSigner; deadlineMs: number }) {
     // A snapshot of every cell of a rundown (an export) passes gRPC's default 4 MB at the caps.
     this.client = createClient(RundownCellsServiceService, address, { ...options, channelOptions: { 'grpc.max_receive_message_length': limits.exportMessageBytes } });
+    // The snapshot read of an export, answered as the bytes that came (not decoded here).
+    this.encoded = createClient(
+      { snapshotCells: { ...RundownCellsServiceService.snapshotCells, responseDeserialize: (value: Buffer): Buffer => value } },
+      address,
+      { ...options, channelOptions: { 'grpc.max_receive_message_length': limits.exportMessageBytes } },
+    );
     // Storing a new rundown's cells (up to the caps' 49,500) may take longer than any other call.
     this.stager = createClient(RundownCellsServiceService, address, { ...options, deadlineMs: Math.max(options.deadlineMs, limits.wholeRundownWriteMs) });
   }
@@ -51,18 +58,20 @@ export class GrpcCellsPort implements CellsPort {
     await this.client.deleteRundownCells({ rundown_id: rundownId }, internal);
   }
 
-  async snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number, options = { stamps: true }) {
-    const answer = await this.client.snapshotCells(
-      { rundown_id: rundownId, snapshot_id: snapshotId, cue_ids: cueIds, column_ids: columnIds, max_cells: max, without_stamps: !options.stamps },
-      ctx,
-    );
+  async snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number) {
+    const answer = await this.client.snapshotCells({ rundown_id: rundownId, snapshot_id: snapshotId, cue_ids: cueIds, column_ids: columnIds, max_cells: max, without_stamps: false }, ctx);
     const items: SnapshotCell[] = answer.items.map((c) => ({ ...c, created_at: c.created_at ?? null, updated_at: c.updated_at ?? null }));
     return { items, total: answer.total };
+  }
+
+  async encodedSnapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number): Promise<Buffer> {
+    return this.encoded.snapshotCells({ rundown_id: rundownId, snapshot_id: snapshotId, cue_ids: cueIds, column_ids: columnIds, max_cells: max, without_stamps: true }, ctx);
   }
 
   close(): void {
     this.client.close();
     this.stager.close();
+    this.encoded.close();
   }
 }
 

@@ -22,7 +22,8 @@ export interface RundownSnapshot {
   rundown: RundownRecord;
   columns: ColumnRow[];
   cues: CueRecord[];
-  cells: SnapshotCell[];
+  /** As the cells context encoded them (CellsPort.encodedSnapshotCells). */
+  cells: Buffer;
   mentions: MentionRow[];
   text_variables: TextVariableRow[];
   output_message: OutputMessageRecord;
@@ -125,8 +126,8 @@ export class CoordinatesService {
       const [{ snapshot }] = (await tx.query('SELECT pg_export_snapshot() AS snapshot')) as [{ snapshot: string }];
       const playableCues = cues.filter((c) => c.type === 'cue').map((c) => c.id);
       const max = limits.cuesPerRundown * limits.columnsPerRundown;
-      const { items } = await this.cells.snapshotCells(ctx, rundownId, snapshot, playableCues, rundown.column_order, max, { stamps: false });
-      return { rundown, columns, cues, cells: items, mentions, text_variables, output_message: message ?? { ...defaultOutputMessage, updated_at: null } };
+      const cells = await this.cells.encodedSnapshotCells(ctx, rundownId, snapshot, playableCues, rundown.column_order, max);
+      return { rundown, columns, cues, cells, mentions, text_variables, output_message: message ?? { ...defaultOutputMessage, updated_at: null } };
     });
   }
 }

@@ -23,7 +23,7 @@ export function coordinateHandlers(coordinates: CoordinatesService): ServiceBind
         rundown: rundownMessage(read.rundown),
         columns: read.columns.map(columnMessage),
         cues: read.cues.map(cueMessage),
-        cells: read.cells.map((c) => ({ ...c, created_at: c.created_at ?? undefined, updated_at: c.updated_at ?? undefined })),
+        cells: read.cells,
         mentions: read.mentions.map(mentionMessage),
         text_variables: read.text_variables.map(textVariableMessage),
         output_message: outputMessageMessage(read.output_message),

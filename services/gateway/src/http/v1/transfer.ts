@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, limits, newId, type Issue } from '@rundown/shared';
+import { SnapshotCellsResponse } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { CSV_FIELDS, documentCsv, planCsvImport } from '../../transfer/csv.js';
@@ -43,7 +44,7 @@ export function transferRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           rundown: rundownJson(read.rundown!),
           columns: read.columns.map(columnJson),
           cues: read.cues.map(cueJson),
-          cells: read.cells,
+          cells: SnapshotCellsResponse.decode(read.cells).items,
           mentions: read.mentions.map(mentionJson),
           text_variables: read.text_variables.map(textVariableJson),
           output_message: outputMessageJson(read.output_message!),

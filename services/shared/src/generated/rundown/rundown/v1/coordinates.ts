@@ -95,7 +95,11 @@ export interface RundownExport {
   rundown: Rundown | undefined;
   columns: Column[];
   cues: Cue[];
-  cells: Cell[];
+  /**
+   * The cells: the cells service's `SnapshotCellsResponse`, encoded, passed on as it came (decoding
+   * and encoding a whole rundown's cells again here was the largest part of this service's work).
+   */
+  cells: Buffer;
   mentions: Mention[];
   text_variables: TextVariable[];
   output_message: OutputMessage | undefined;
@@ -641,7 +645,7 @@ function createBaseRundownExport(): RundownExport {
     rundown: undefined,
     columns: [],
     cues: [],
-    cells: [],
+    cells: Buffer.alloc(0),
     mentions: [],
     text_variables: [],
     output_message: undefined,
@@ -659,8 +663,8 @@ export const RundownExport: MessageFns<RundownExport> = {
     for (const v of message.cues) {
       Cue.encode(v!, writer.uint32(26).fork()).join();
     }
-    for (const v of message.cells) {
-      Cell.encode(v!, writer.uint32(34).fork()).join();
+    if (message.cells.length !== 0) {
+      writer.uint32(34).bytes(message.cells);
     }
     for (const v of message.mentions) {
       Mention.encode(v!, writer.uint32(42).fork()).join();
@@ -716,7 +720,7 @@ export const RundownExport: MessageFns<RundownExport> = {
               break;
             }
 
-            message.cells.push(Cell.decode(reader, reader.uint32()));
+            message.cells = Buffer.from(reader.bytes());
             continue;
           }
           case 5: {
