@@ -1,5 +1,5 @@
 /**
- * The admin surface (CONTRACT §9) from a terminal: `npm run admin -- <command> ...`.
+ * The admin surface (docs/api-decisions.md#admin) from a terminal: `npm run admin -- <command> ...`.
  * Talks to the admin listener (ADMIN_URL, default http://127.0.0.1:8081/admin) with ADMIN_SECRET
  * (from the environment, else the one `npm start` generated in the data folder).
  */

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the TypeScript for every .proto under protos/ with buf + ts-proto (local plugin).
+# Regenerates the TypeScript for every .proto under protos/ with buf + ts-proto (local plugin), and the
+# types of the tests' typed v1 client from the OpenAPI document (scripts/openapi-types.ts).
 # --check: regenerate into a scratch copy and fail if the committed code differs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,3 +26,6 @@ else
   "$buf" generate
   echo "codegen: wrote $out"
 fi
+
+cd "$root"
+node --conditions=source --import tsx scripts/openapi-types.ts ${1:-}

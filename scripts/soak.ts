@@ -230,11 +230,11 @@ try {
       settled = true;
       tallies['socket open'].add(performance.now() - t0, ok, why);
     };
-    socket.once('timesnap', () => settle(true, ''));
+    socket.once('serverTime', () => settle(true, '')); // all a client is sent at connect
     socket.once('connect_error', (error: Error) => settle(false, error.message));
     liveSockets.add(socket);
     setTimeout(() => {
-      settle(false, 'no timesnap before leaving');
+      settle(false, 'no serverTime before leaving');
       socket.close();
       liveSockets.delete(socket);
     }, 5_000 + Math.random() * 25_000).unref();

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Figure } from './figures.js';
 import { growthVerdict, slope } from './growth.js';
-import { compareFigures, formatComparison, formatTable, parseFigureLines } from './report.js';
+import { compareFigures, formatComparison, formatTable, parseFigureLines, resultFileName } from './report.js';
 
 const latency = (name: string, p50: number, p99: number): Figure => ({ bench: 'edge', name, unit: 'ms', n: 100, p50, p99, max: p99 * 2 });
 
 describe('bench report', () => {
+  it('names a full run by the UTC date it started and its commit, a quick run not at all', () => {
+    const startedAt = new Date('2026-11-26T23:59:30.000-02:00');
+    expect(resultFileName(startedAt, '1547bf0', false)).toBe('scripts/bench/results/2026-11-27-1547bf0.json');
+    expect(resultFileName(startedAt, '1547bf0', true)).toBe('bench-results.json');
+  });
+
   it('reads the BENCH_JSON lines, skipping blank and torn ones', () => {
     const text = `${JSON.stringify(latency('a', 1, 2))}\n\n{"bench":"edge","na\n${JSON.stringify(latency('b', 3, 4))}\n`;
     expect(parseFigureLines(text).map((f) => f.name)).toEqual(['a', 'b']);

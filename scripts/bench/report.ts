@@ -13,6 +13,17 @@ export interface BenchReport {
 }
 
 /** The figures of one bench run (the BENCH_JSON file's lines), skipping blank and broken lines. */
+/**
+ * Where a run's JSON goes unless `--out` says otherwise: `scripts/bench/results/<date>-<commit>.json`,
+ * the UTC date the run started and the short commit it measured, so a result names what it measured
+ * and files sort by date. A quick run is not a measurement to keep: it goes to the git-ignored
+ * `bench-results.json`.
+ */
+export function resultFileName(startedAt: Date, commit: string, quick: boolean): string {
+  if (quick) return 'bench-results.json';
+  return `scripts/bench/results/${startedAt.toISOString().slice(0, 10)}-${commit || 'unknown'}.json`;
+}
+
 export function parseFigureLines(text: string): Figure[] {
   return text
     .split('\n')

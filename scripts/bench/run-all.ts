@@ -3,7 +3,9 @@
 // table of every figure, with the ratio against its baseline measured in the same run. Writes the
 // table as JSON so that two runs can be compared.
 //
-//   npm run bench [-- --quick] [--only edge,sse] [--out bench-results.json] [--compare old.json] [--no-build] [--list]
+//   npm run bench [-- --quick] [--only edge,sse] [--out <file>] [--compare old.json] [--no-build] [--list]
+//     --out <file>       where the JSON goes; by default scripts/bench/results/<date>-<commit>.json (a quick
+//                        run: the git-ignored bench-results.json)
 //     --quick            the smaller counts a CI run affords (also BENCH_QUICK=1); a few minutes in all
 //     --compare <file>   after the run, the change of each figure against an earlier run's JSON
 //     --compare <file> --against <file>   compares two saved runs without running anything
@@ -17,13 +19,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Figure } from './figures.js';
 import { BENCHES } from './registry.js';
-import { compareFigures, formatComparison, formatTable, parseFigureLines, type BenchReport } from './report.js';
+import { compareFigures, formatComparison, formatTable, parseFigureLines, resultFileName, type BenchReport } from './report.js';
 
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: process.env.BENCH_QUICK === '1' },
     only: { type: 'string' },
-    out: { type: 'string', default: 'bench-results.json' },
+    out: { type: 'string' },
     compare: { type: 'string' },
     against: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
@@ -71,6 +73,9 @@ const selected = BENCHES.filter((b) => !only || only.includes(b.name));
 const timeoutMs = Number(values['timeout-minutes'] ?? (values.quick ? 10 : 30)) * 60_000;
 
 const startedAt = new Date();
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+const outFile = values.out ?? resultFileName(startedAt, commit, values.quick);
+const outPath = values.out ? resolve(values.out) : resolve(root, outFile);
 const loadBefore = loadavg();
 if (!values['no-build']) {
   console.log('building every workspace once (npm run build)...');
@@ -128,7 +133,6 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
 const report: BenchReport = {
   started_at: startedAt.toISOString(),
   finished_at: new Date().toISOString(),
@@ -146,12 +150,12 @@ const report: BenchReport = {
   benches,
   figures,
 };
-writeFileSync(resolve(values.out), `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(outPath, `${JSON.stringify(report, null, 2)}\n`);
 
 console.log(`\n${heading(report)}`);
 console.log(formatTable(figures));
 const failed = benches.filter((b) => b.exit_code !== 0);
-console.log(`\n${benches.map((b) => `${b.name} ${b.seconds} s${b.exit_code ? ` (FAILED, exit ${b.exit_code})` : ''}`).join(', ')}; JSON written to ${values.out}`);
+console.log(`\n${benches.map((b) => `${b.name} ${b.seconds} s${b.exit_code ? ` (FAILED, exit ${b.exit_code})` : ''}`).join(', ')}; JSON written to ${outFile}`);
 if (previous) {
   console.log(`\n## Change against ${values.compare} (${previous.started_at.slice(0, 16)}Z, commit ${previous.commit})\n`);
   console.log(formatComparison(compareFigures(previous.figures, figures)));

@@ -137,7 +137,7 @@ const server = createServer((req, res) => {
   res.end();
 });
 const io = new Server(server, { transports: ['websocket'] });
-io.on('connection', (socket) => socket.emit('timesnap', { cueId: null }));
+io.on('connection', (socket) => socket.emit('serverTime', new Date().toISOString()));
 server.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;

@@ -1,4 +1,4 @@
-// `npm run bench:timing`: what timing against the plan (CONTRACT §10) costs, and that it does not
+// `npm run bench:timing`: what timing against the plan (docs/api-decisions.md#timing) costs, and that it does not
 // slow the show's hot paths.
 //
 // Starts, on loopback, the whole system through the launcher (compiled services, telemetry on and

@@ -3,7 +3,7 @@
 // part of the measured path) and speaks to each over the IPC channel:
 //   parent -> { type: 'join', urls, path?, auth?, offset, count, batch }: opens `count` WebSocket clients,
 //             `batch` at a time, the client numbered offset + k on urls[(offset + k) % urls.length];
-//             answers { type: 'joined' } (or { type: 'error' }: refused, dropped, or no snapshot in 60 s)
+//             answers { type: 'joined' } (or { type: 'error' }: refused, dropped, or no serverTime in 60 s)
 //   child  -> { type: 'all', cueId, first, last }: every client of this process has received the
 //             `timesnap` of `cueId` (first and last receipt, ms on the monotonic clock every process shares)
 //   parent -> { type: 'count', cueId }: answers { type: 'count', cueId, seen } (how many have it so far)
@@ -52,8 +52,9 @@ async function join({ urls, path, auth, offset, count, batch: size }: JoinMessag
       sockets.push(socket);
       batch.push(
         new Promise((ok, fail) => {
-          const timer = setTimeout(() => fail(new Error('a client had no snapshot 60 s after connecting')), 60_000);
-          socket.once('timesnap', () => (clearTimeout(timer), ok(undefined)));
+          const timer = setTimeout(() => fail(new Error('a client had no serverTime 60 s after connecting')), 60_000);
+          // serverTime is all a client is sent at connect, once it has joined its rundown.
+          socket.once('serverTime', () => (clearTimeout(timer), ok(undefined)));
           socket.once('connect_error', (error) => (clearTimeout(timer), fail(error)));
           socket.once('disconnect', (reason) => (clearTimeout(timer), fail(new Error(`a client was disconnected while joining (${reason})`))));
         }),

@@ -255,7 +255,7 @@ try {
 
   // Warm each replica (code paths, the rundown's view), then take the idle baseline.
   const warm = replicas.map((r) => io(r.url, { path: '/api-v0/socket.io', auth: { rundownId: rundown.id, apiToken: v0Token }, transports: ['websocket'] }));
-  await Promise.all(warm.map((s) => new Promise((r) => s.once('timesnap', r))));
+  await Promise.all(warm.map((s) => new Promise((r) => s.once('serverTime', r))));
   for (const s of warm) s.close();
   await sleep(2_000);
   const before = replicas.map((r) => processFootprint(r.child.pid!).rssKb);

@@ -248,7 +248,7 @@ export class MixedLoad {
   // -------------------------------------------------------------- setup
 
   /** A team of the run (paid, limits out of the way) with an OWNER, a SHOWCALL and a v0 token, through the admin API. */
-  async team(adminUrl: string, adminSecret: string): Promise<{ owner: string; caller: string; v0Token: string }> {
+  async team(adminUrl: string, adminSecret: string): Promise<{ teamId: string; owner: string; caller: string; v0Token: string }> {
     const admin = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${adminUrl}${path}`, {
         method,
@@ -262,7 +262,7 @@ export class MixedLoad {
     const owner = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'OWNER' })).token!;
     const caller = (await admin('POST', `/teams/${team.id}/tokens`, { role: 'SHOWCALL' })).token!;
     const v0Token = (await admin('POST', `/teams/${team.id}/v0-token`)).token!;
-    return { owner, caller, v0Token };
+    return { teamId: team.id!, owner, caller, v0Token };
   }
 
   /** A rundown to work on, with its first column's id and its cues' ids. */
@@ -375,6 +375,19 @@ export class MixedLoad {
       const answer = await this.request(route, 'GET', `${this.base}${path}`, { token });
       if (answer.outcome === 'client_error') this.violate(`${route} ${id}: ${answer.status} ${JSON.stringify(answer.body)}`);
       await sleep(50);
+    }
+  }
+
+  /**
+   * Support reads through the admin surface (the team's tokens): the auth service's steady calls. The
+   * edge verifies tokens itself and caches teams, so without these auth would see too few calls in a
+   * window to show how they spread over its replicas.
+   */
+  async supportReader(adminUrl: string, adminSecret: string, teamId: string): Promise<void> {
+    for (let n = 0; !this.stopLoad && n < 1_000_000; n++) {
+      const answer = await this.request('admin token list', 'GET', `${adminUrl}/teams/${teamId}/tokens`, { token: adminSecret });
+      if (answer.outcome === 'client_error') this.violate(`admin token list: ${answer.status} ${JSON.stringify(answer.body)}`);
+      await sleep(100);
     }
   }
 
@@ -516,8 +529,9 @@ export class MixedLoad {
   }
 
   /**
-   * v0 clients that come and go: one connects (polling or WebSocket in turn), waits for the rundown's
-   * first `timesnap`, and leaves; the next follows. Each must be served within 10 s.
+   * v0 clients that come and go: one connects (polling or WebSocket in turn), waits for the
+   * `serverTime` sent at connect (it has joined its rundown), and leaves; the next follows. Each must
+   * be served within 10 s.
    */
   async v0Churn(publicUrl: string, v0Token: string, rundownId: string): Promise<void> {
     for (let n = 0; !this.stopLoad && n < 100_000; n++) {
@@ -532,7 +546,7 @@ export class MixedLoad {
       });
       const served = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), 10_000);
-        socket.once('timesnap', () => {
+        socket.once('serverTime', () => {
           clearTimeout(timer);
           resolve(true);
         });
@@ -541,7 +555,7 @@ export class MixedLoad {
       });
       socket.close();
       this.samples.push({ route: 'v0 connect', start, end: Date.now(), status: served ? 200 : 0, outcome: served ? 'ok' : 'hang' });
-      if (!served) this.violate(`v0 client of ${rundownId}: no timesnap within 10 s of connecting`);
+      if (!served) this.violate(`v0 client of ${rundownId}: no serverTime within 10 s of connecting`);
       await sleep(300);
     }
   }

@@ -123,7 +123,7 @@ export async function rollingRestart(options: RollingOptions): Promise<RollingRe
   const load = new MixedLoad(`${system.publicUrl}/v1`, Date.now().toString(36), options.verbose);
   try {
     note(`${options.replicas} replicas of every service ready; balancer ${system.publicUrl}`);
-    const { owner, caller, v0Token } = await load.team(system.adminUrl, options.secrets.ADMIN_SECRET);
+    const { teamId, owner, caller, v0Token } = await load.team(system.adminUrl, options.secrets.ADMIN_SECRET);
     const setup = (body: unknown) => load.rundown(owner, body);
     const writeRundowns = await Promise.all([0, 1].map((i) => setup({ title: `chaos-${load.run}-writes-${i}`, columns: [{ name: 'Script' }] })));
     const editRundown = await setup({ title: `chaos-${load.run}-edits`, cues: ['A', 'B', 'C', 'D'].map((title) => ({ title, duration_ms: 60_000 })) });
@@ -146,11 +146,12 @@ export async function rollingRestart(options: RollingOptions): Promise<RollingRe
       load.editor(owner, editRundown.id, editRundown.cueIds, 0),
       load.bulkWriter(owner, bulkRundown.id, bulkRundown.columnId!, bulkRundown.cueIds, 0),
       load.reader(caller, actionRundowns.map((r) => r.id)),
+      load.supportReader(system.adminUrl, options.secrets.ADMIN_SECRET, teamId),
       load.showMaker(owner, caller, { pauseMs: 1500 }),
       load.showMaker(owner, caller, { scheduled: true, pauseMs: 1500 }),
       load.v0Churn(system.publicUrl, v0Token, actionRundowns[0]!.id),
     ];
-    note(`load running: 2 writers, 2 actors, an editor, cells:bulk, status reads, timed shows (deadlines, hard starts), ${sse.length} SSE, ${v0.length} v0 clients and v0 clients coming and going`);
+    note(`load running: 2 writers, 2 actors, an editor, cells:bulk, status reads, support reads (admin), timed shows (deadlines, hard starts), ${sse.length} SSE, ${v0.length} v0 clients and v0 clients coming and going`);
 
     // Every client has seen every replica once each connection was aged out at least once.
     const settle = Math.round(options.maxConnectionAgeMs * 1.1) + 3_000;

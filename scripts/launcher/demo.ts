@@ -1,4 +1,4 @@
-// The demo team and its OWNER token, made through the admin API (CONTRACT §9) and remembered in
+// The demo team and its OWNER token, made through the admin API (docs/api-decisions.md#admin) and remembered in
 // <DATA_DIR>/demo.json so a second start prints the same token.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,7 +10,7 @@ export interface Demo {
   teamId: string;
   token: string;
   tokenId: string | undefined;
-  /** ms since the epoch (CONTRACT §1). */
+  /** ms since the epoch (docs/api-decisions.md#envelope). */
   expiresAt: number;
 }
 
@@ -65,7 +65,7 @@ function field(record: Record<string, unknown>, name: string): string {
   throw new LauncherError(`admin API answer lacks ${name}: ${JSON.stringify(record)}`);
 }
 
-/** expires_at is ms since the epoch (CONTRACT §1); an ISO string is accepted too. */
+/** expires_at is ms since the epoch (docs/api-decisions.md#envelope); an ISO string is accepted too. */
 function expiry(value: unknown): number {
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
   if (!Number.isFinite(ms)) throw new LauncherError(`admin API answer has no usable expires_at: ${JSON.stringify(value)}`);

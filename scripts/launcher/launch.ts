@@ -248,6 +248,7 @@ function printBanner(info: {
     row('v1 API', paint.cyan(v1)),
     row('OpenAPI', `${v1}/openapi.json`),
     row('docs', `${base}/docs`),
+    row('MCP', `${base}/mcp   (for AI agents, the v1 token: docs/mcp.md)`),
     row('admin', `${adminUrl(info.ports)}   (Authorization: Bearer <ADMIN_SECRET>, see ${info.adminSecretFrom})`),
     row('data', info.dataDir),
     row('PostgreSQL', `${redactUrl(info.postgres.url)}   (${describe(info.postgres)})`),

@@ -105,25 +105,52 @@ function raw(payload: string): Promise<{ status: number; headers: Headers; body:
 
 describe('answers Node’s HTTP layer would give bare', () => {
   const host = () => new URL(system().publicUrl).host;
-  const cases: [string, () => string, number, string][] = [
-    ['a request line over the header limit', () => `GET /v1/rundowns/${'x'.repeat(20_000)} HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 431, 'request.headers_too_large'],
-    ['headers over the limit', () => `GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`, 431, 'request.headers_too_large'],
-    ['an unknown method', () => `FROB /v1/auth HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 400, 'request.malformed'],
-    ['malformed HTTP', () => `GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nBad Header Line\r\n\r\n`, 400, 'request.malformed'],
-    ['not HTTP at all', () => `\u0000\u0001\u0002 hello\r\n\r\n`, 400, 'request.malformed'],
-    ['an unknown Expect', () => `GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nExpect: teapot\r\n\r\n`, 417, 'request.expectation_failed'],
-    ['an HTTP/1.1 request without Host', () => `GET /v1/auth HTTP/1.1\r\nConnection: close\r\n\r\n`, 400, 'request.malformed'],
-    ['CONNECT (a proxy’s method)', () => `CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 400, 'request.malformed'],
+  // The last column: the problem's `instance`, the request path wherever the request line could be read.
+  const cases: [string, () => string, number, string, string][] = [
+    ['a request line over the header limit', () => `GET /v1/rundowns/${'x'.repeat(20_000)} HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 431, 'request.headers_too_large', `/v1/rundowns/${'x'.repeat(20_000)}`],
+    ['headers over the limit', () => `GET /v1/auth?x=1 HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`, 431, 'request.headers_too_large', '/v1/auth'],
+    ['an unknown method', () => `FROB /v1/auth HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 400, 'request.malformed', '/v1/auth'],
+    ['an unknown method FOO', () => `FOO /v1/rundowns HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 400, 'request.malformed', '/v1/rundowns'],
+    ['malformed HTTP', () => `GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nBad Header Line\r\n\r\n`, 400, 'request.malformed', '/v1/auth'],
+    ['not HTTP at all', () => `\u0000\u0001\u0002 hello\r\n\r\n`, 400, 'request.malformed', ''],
+    ['an unknown Expect', () => `GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nExpect: teapot\r\n\r\n`, 417, 'request.expectation_failed', '/v1/auth'],
+    ['an HTTP/1.1 request without Host', () => `GET /v1/auth HTTP/1.1\r\nConnection: close\r\n\r\n`, 400, 'request.malformed', '/v1/auth'],
+    ['CONNECT (a proxy’s method)', () => `CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, 400, 'request.malformed', ''],
   ];
-  for (const [what, payload, status, code] of cases) {
+  for (const [what, payload, status, code, instance] of cases) {
     it(`answers ${what} with ${status} ${code} as problem+json, with a request id and RateLimit headers`, async () => {
       const res = await raw(payload());
       expectEdgeAnswer(res, what);
       expect(res.status, res.text).toBe(status);
       expect(res.body.code).toBe(code);
       expect(res.body.type).toBe(`${system().publicUrl}/docs/api-v1/errors#${code}`);
+      // Every field of the specification's problem document, `instance` included.
+      for (const field of ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id', 'server_time', 'spec_url', 'documentation_url']) {
+        expect(res.body, `${what}: ${field}`).toHaveProperty(field);
+      }
+      expect(res.body.instance).toBe(instance);
     });
   }
+
+  it('refuses more than one Authorization header (even two copies of one valid token) with 401 auth.malformed_authorization', async () => {
+    const twice = (path: string, first: string, second = first) =>
+      raw(`GET ${path} HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${first}\r\nauthorization: Bearer ${second}\r\nConnection: close\r\n\r\n`);
+    for (const [path, first, second] of [
+      ['/v1/auth', owner, owner],
+      ['/v1/auth', owner, 'not-a-token'],
+      [`/v1/rundowns/${rundownId}`, 'not-a-token', owner],
+      [`/v1/rundowns/${rundownId}/events`, owner, owner],
+    ] as const) {
+      const res = await twice(path, first, second);
+      expectEdgeAnswer(res, path);
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.code).toBe('auth.malformed_authorization');
+      expect(res.body.instance).toBe(path);
+    }
+    // One header with the same token is as good as ever.
+    const once = await raw(`GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${owner}\r\nConnection: close\r\n\r\n`);
+    expect(once.status, once.text).toBe(200);
+  });
 
   it('still answers 100-continue with a normal exchange', async () => {
     const body = JSON.stringify({ title: 'continued' });

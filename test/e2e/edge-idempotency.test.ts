@@ -41,7 +41,7 @@ async function titles(prefix: string): Promise<string[]> {
   return out.filter((t) => t.startsWith(prefix));
 }
 
-describe('Idempotency-Key (CONTRACT §5)', () => {
+describe('Idempotency-Key (docs/api-decisions.md#idempotency)', () => {
   it('replays the original status, body and Location with Idempotent-Replayed: true', async () => {
     const k = key();
     const first = await post({ title: 'Idem replay' }, k);

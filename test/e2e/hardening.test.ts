@@ -58,6 +58,30 @@ describe('input PostgreSQL cannot store', () => {
     }
   });
 
+  it('answers every route of the document with a catalogue 4xx for any id however malformed, before it travels inward', async () => {
+    expectProblem(await v1('GET', `/rundowns/${rundown}%00/cells`, { token: owner }), 404, 'rundowns.not_found');
+    const doc = (await v1('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const malformed = ['%00', 'a%0Ab', 'x'.repeat(65), '%F0%9F%98%80'.repeat(40), `${rundown}%7F`];
+    let checked = 0;
+    for (const [template, operations] of Object.entries(doc.paths)) {
+      const params = [...template.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!);
+      for (const method of Object.keys(operations).filter((m) => ['get', 'post', 'patch', 'delete'].includes(m))) {
+        for (const param of params) {
+          for (const bad of malformed) {
+            const path = template.replace(/\{(\w+)\}/g, (_, name: string) => (name === param ? bad : name === 'id' ? rundown : 'x1')).replace(/^\/v1/, '');
+            const res = await v1(method.toUpperCase(), path, { token: owner, body: method === 'get' || method === 'delete' ? undefined : {} });
+            const what = `${method} ${template} with ${param} = ${bad.slice(0, 20)}`;
+            expect(res.status, what).toBeGreaterThanOrEqual(400);
+            expect(res.status, what).toBeLessThan(500);
+            expect(res.body?.code, what).toMatch(/not_found|invalid_payload/);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
   it('refuses a cue_numbering.start_from outside 0..1,000,000 before storing anything', async () => {
     for (const start_from of [2_147_483_648, -1, 1_000_001]) {
       const patch = await v1('PATCH', `/rundowns/${rundown}`, { token: owner, body: { settings: { cue_numbering: { start_from } } } });

@@ -4,7 +4,7 @@ import { admin, createRundown, createTeam, v1 } from '../support/client.js';
 import { startGateway } from '../support/gateway.js';
 import { follow, type SseClient } from '../support/sse.js';
 
-// Timing against the plan (CONTRACT §10) on a short real show: auto_advance, a pause, an
+// Timing against the plan (docs/api-decisions.md#timing) on a short real show: auto_advance, a pause, an
 // adjustment, a jump back and a hard start, timed by the runner's own jobs. Expected values are
 // computed from the server times the answers report (never the test's clock), so machine load
 // moves the show but not what it must report; they must match within 50 ms.

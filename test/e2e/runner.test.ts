@@ -3,7 +3,7 @@ import { admin, call, createRundown, createTeam, system, v1, type ApiResponse, t
 import { expectProblem } from '../support/problems.js';
 import { query } from '../support/db.js';
 
-// The show runner over real HTTP: every row and error of CONTRACT §6, the status and countdown
+// The show runner over real HTTP: every row and error of docs/api-decisions.md#runner, the status and countdown
 // shapes, the timer arithmetic across pause/resume/adjust, and concurrent presses.
 
 let team: TestTeam;
@@ -104,7 +104,7 @@ describe('status and countdown before the show', () => {
   });
 });
 
-describe('actions (CONTRACT §6)', () => {
+describe('actions (docs/api-decisions.md#runner)', () => {
   it('start from pre-show: running, first playable cue active, the group walked into for next', async () => {
     const show = await newShow();
     // A bodyless POST with no Content-Type, as a Stream Deck sends it.
@@ -188,9 +188,16 @@ describe('actions (CONTRACT §6)', () => {
     const minus = expectOk(await act(show, 'adjust-duration', { delta_ms: -12_000 }));
     expect(minus.state).toBe('paused');
     expect(minus.active_cue.duration_ms).toBe(3_000);
-    const floor = await act(show, 'adjust-duration', { delta_ms: -604_800_000 });
+    // Any negative delta larger than the duration leaves 0, however large (docs/api-decisions.md#runner).
+    const floor = await act(show, 'adjust-duration', { delta_ms: -999_999_999 });
     expect(expectOk(floor).active_cue.duration_ms).toBe(0);
     expect(floor.body.meta.side_effects.at(-1)).toEqual({ type: 'runner.retimed', rundown_id: show.id, cue_id: show.cue.A, duration_ms: 0, delta_ms: -3_000 });
+    expect(expectOk(await act(show, 'adjust-duration', { delta_ms: -Number.MAX_SAFE_INTEGER })).active_cue.duration_ms).toBe(0);
+    // Growth is bounded: a clear 400 that names the bound, and nothing changes.
+    const tooLong = await act(show, 'adjust-duration', { delta_ms: 604_800_001 });
+    expectProblem(tooLong, 400, 'bad_request');
+    expect(tooLong.body.detail).toContain('604800000 ms');
+    expect(tooLong.body.details).toMatchObject({ limit: 604_800_000, received: 604_800_001 });
     // Over time now: remaining negative, "+" prefix, parts rounded up to whole seconds.
     const over = (await v1('GET', `/rundowns/${show.id}/countdown`, { token: viewer })).body.data;
     expect(over.active_cue.remaining_ms).toBe(minus.active_cue.started_at - minus.active_cue.paused_at);

@@ -5,7 +5,7 @@ import { startGateway, type ExtraGateway } from '../support/gateway.js';
 import { expectProblem } from '../support/problems.js';
 import { follow, SseClient, type Frame } from '../support/sse.js';
 
-// v1 live events (CONTRACT §7) over real HTTP with a real SSE client: refusals before the stream,
+// v1 live events (docs/api-decisions.md#events) over real HTTP with a real SSE client: refusals before the stream,
 // ready + status snapshot, a change through each resource's routes seen as its frame, filtering and
 // `:fat`, replay with Last-Event-ID, every disconnect reason, and two gateway processes.
 
@@ -176,7 +176,7 @@ describe('frames', () => {
       ['cue', { change: 'removed', id: cue.id }],
       ['column', { change: 'created', id: column.id }],
       ['column', { change: 'updated', id: column.id }],
-      // Cell frames always carry the cell (CONTRACT §7); clearing a cell is its removal.
+      // Cell frames always carry the cell (docs/api-decisions.md#events); clearing a cell is its removal.
       ['cell', { change: 'updated', cue_id: cellCue.id, column_id: column.id, cell: { content: 'a<b', content_html: '<p>a&lt;b</p>' } }],
       ['cell', { change: 'removed', cue_id: cellCue.id, column_id: column.id, cell: { content: '', content_html: '' } }],
       ['column', { change: 'removed', id: column.id }],
@@ -248,6 +248,24 @@ describe('frames', () => {
     expect(statuses[3]!.data.active_cue).toEqual(pause.body.data.active_cue);
     expect(statuses[1]!.data.revision).toBeGreaterThan(snapshot.revision);
     expect(client.content().map((f) => f.event)).toEqual(['ready', 'status', 'status', 'status', 'status']);
+    client.close();
+  });
+
+  it('status at the active cue’s deadline: the over-time frame, though it keeps the revision, and only once', async () => {
+    const rundown = await createRundown(owner, { title: 'Deadline', cues: [{ title: 'Short', duration_ms: 600 }, { title: 'Next', duration_ms: 600 }] });
+    const client = await follow(rundown.id, { token: viewer, events: '' });
+    const started = (await v1('POST', `/rundowns/${rundown.id}/action:start`, { token: caller })).body.data;
+    const deadline = started.active_cue.started_at + 600;
+    const [, running, overtime] = await client.waitForEvent('status', 3);
+    expect(running!.data).toMatchObject({ revision: started.revision, state: 'running' });
+    expect(overtime!.data).toMatchObject({ revision: started.revision, state: 'running', phase: 'running', active_cue: { title: 'Short' } });
+    expect(overtime!.data.server_time).toBeGreaterThanOrEqual(deadline);
+    // At the deadline, not at some later change (precision: `npm run bench:runner`; this machine is shared).
+    expect(overtime!.at - deadline).toBeLessThan(1_000);
+    // A later change is sent as ever; the same over-time status is not sent twice.
+    const paused = (await v1('POST', `/rundowns/${rundown.id}/action:pause`, { token: caller })).body.data;
+    const statuses = await client.waitForEvent('status', 4);
+    expect(statuses.slice(1).map((f) => f.data.revision)).toEqual([started.revision, started.revision, paused.revision]);
     client.close();
   });
 

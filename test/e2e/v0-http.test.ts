@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createRundown, createTeam, v1, type ApiResponse, type TestTeam } from '../support/client.js';
 import { issueV0Token, v0 } from '../support/v0.js';
 
-// The deprecated v0 HTTP API (CONTRACT §8) over real HTTP: every action, both token forms, the
+// The deprecated v0 HTTP API (docs/api-decisions.md#v0) over real HTTP: every action, both token forms, the
 // v0 error shape, the refusal of v1 tokens, and the shared per-team budget with its headers.
 
 let team: TestTeam;

@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRundown, createTeam, v1, type TestTeam } from '../support/client.js';
-import { connected, connectError, SNAPSHOT, v0Socket, type Transport, type V0Client } from '../support/sockets.js';
+import { connected, connectError, joined, v0Socket, type Transport, type V0Client } from '../support/sockets.js';
 import { startRealtime } from '../support/realtime.js';
 import { issueV0Token, v0 } from '../support/v0.js';
 
-// The v0 push channel (specification, Events; CONTRACT §8) over real Socket.IO through the public
-// port: the connect snapshot, every event and payload for v0 actions, v1 actions, runner deadlines
+// The v0 push channel (specification, Events; docs/api-decisions.md#v0) over real Socket.IO through the public
+// port: serverTime alone at connect, every event and payload for v0 actions, v1 actions, runner deadlines
 // and content edits, the timesnap arithmetic, both refusals, revocation, and the shared budget.
 
 let team: TestTeam;
@@ -50,27 +50,28 @@ const v0Cue = (c: any) => ({
 const status = async (id: string) => (await v1('GET', `/rundowns/${id}/status`, { token: owner })).body.data;
 
 describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
-  it('at connect: serverTime, rundown, currentCue, nextCue, timesnap (pre-show)', async () => {
-    const { rundown, cues } = await newShow();
+  it('at connect: serverTime alone (no state is sent on connect); a change is then sent as it happens', async () => {
+    const { rundown } = await newShow();
     const c = client(rundown.id, token, [transport]);
-    await connected(c);
-    await c.until((r) => r.length >= 5);
-    expect(c.received.slice(0, 5).map((r) => r.event)).toEqual(SNAPSHOT);
-    const [time, rd, current, next, snap] = c.received.map((r) => r.payload);
+    await joined(c);
+    const [time] = c.received.map((r) => r.payload);
     expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(5_000);
+    const renamed = await v1('PATCH', `/rundowns/${rundown.id}`, { token: owner, body: { title: 'Renamed socket show' } });
+    expect(renamed.status).toBe(200);
+    const rd = await c.next('rundown');
     expect(rd).toEqual({
       id: rundown.id,
-      name: 'Socket show',
+      name: 'Renamed socket show',
       startTime: new Date(1_900_000_000_000).toISOString(),
       endTime: rundown.end_time === null ? null : new Date(rundown.end_time).toISOString(),
       status: rundown.status,
       createdAt: rundown.created_at,
-      updatedAt: rundown.updated_at,
+      updatedAt: renamed.body.data.updated_at,
     });
-    expect(current).toBeNull();
-    expect(next).toEqual(v0Cue(cues[0]));
-    expect(snap).toEqual({ running: false, cueId: null, kickoff: null, deadline: null, lastStop: null });
+    // Nothing came before the change but serverTime: no rundown, currentCue, nextCue or timesnap at connect.
+    expect(c.received.map((r) => r.event).filter((event) => event !== 'serverTime')).toEqual(['rundown']);
+    expect(c.received[0]!.event).toBe('serverTime');
     expect(c.socket.io.engine.transport.name).toBe(transport);
   });
 
@@ -78,17 +79,16 @@ describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
     const { rundown, cues } = await newShow();
     const began = Date.now();
     const c = client(rundown.id, token, [transport]);
-    await connected(c);
-    await c.next('timesnap');
+    await joined(c);
 
     expect((await v0('GET', `/${rundown.id}/start`, token)).status).toBe(200);
-    const started = await c.next('timesnap', 2);
+    const started = await c.next('timesnap', 1);
     const s = await status(rundown.id);
     // The start's events, in order (the process-wide 30 s serverTime tick may fall among them: not the start's).
-    const afterStart = c.received.slice(5).map((r) => r.event).filter((event) => event !== 'serverTime');
+    const afterStart = c.received.slice(1).map((r) => r.event).filter((event) => event !== 'serverTime');
     expect(afterStart).toEqual(['currentCue', 'nextCue', 'timesnap']);
-    expect(c.of('currentCue')[1]).toEqual(v0Cue(cues[0]));
-    expect(c.of('nextCue')[1]).toEqual(v0Cue(cues[1]));
+    expect(c.of('currentCue')[0]).toEqual(v0Cue(cues[0]));
+    expect(c.of('nextCue')[0]).toEqual(v0Cue(cues[1]));
     expect(started).toEqual({ lastStop: null, kickoff: s.active_cue.started_at, running: true, cueId: cues[0].id, deadline: s.active_cue.started_at + 10_000 });
     // Rule 1: total = deadline - kickoff = the cue's duration. Rule 2: remaining = deadline - now.
     expect(started.deadline - started.kickoff).toBe(cues[0].duration_ms);
@@ -98,18 +98,18 @@ describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
 
     await new Promise((r) => setTimeout(r, 300));
     expect((await v0('GET', `/${rundown.id}/pause`, token)).status).toBe(200);
-    const paused = await c.next('timesnap', 3);
+    const paused = await c.next('timesnap', 2);
     const ps = await status(rundown.id);
     expect(paused).toEqual({ lastStop: ps.active_cue.paused_at, kickoff: ps.active_cue.started_at, running: false, cueId: cues[0].id, deadline: ps.active_cue.started_at + 10_000 });
     // Rule 3: paused, remaining = deadline - lastStop, frozen: about 300 ms were played.
     const frozen = paused.deadline - paused.lastStop;
     expect(frozen).toBeLessThanOrEqual(10_000 - 250);
     expect(frozen).toBeGreaterThan(8_000);
-    expect(c.of('currentCue')).toHaveLength(2); // a pause changes the timing only
+    expect(c.of('currentCue')).toHaveLength(1); // a pause changes the timing only
 
     await new Promise((r) => setTimeout(r, 300));
     expect((await v0('GET', `/${rundown.id}/start`, token)).status).toBe(200);
-    const resumed = await c.next('timesnap', 4);
+    const resumed = await c.next('timesnap', 3);
     expect(resumed.running).toBe(true);
     expect(resumed.lastStop).toBeNull();
     // The pause did not eat into the cue: remaining now is what was frozen (less the time since).
@@ -119,14 +119,14 @@ describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
     expect(resumed.deadline - resumed.kickoff).toBe(10_000);
 
     expect((await v0('GET', `/${rundown.id}/cues/active/add`, token, { query: { amount: '5000' } })).status).toBe(200);
-    const added = await c.next('timesnap', 5);
+    const added = await c.next('timesnap', 4);
     expect(added.deadline - resumed.deadline).toBe(5_000);
     expect(added.deadline - added.kickoff).toBe(15_000);
     expect((await v0('GET', `/${rundown.id}/cues/active/subtract`, token, { query: { amount: '2000' } })).status).toBe(200);
-    expect((await c.next('timesnap', 6)).deadline - added.deadline).toBe(-2_000);
+    expect((await c.next('timesnap', 5)).deadline - added.deadline).toBe(-2_000);
 
     expect((await v0('GET', `/${rundown.id}/next`, token)).status).toBe(200);
-    const moved = await c.next('timesnap', 7);
+    const moved = await c.next('timesnap', 6);
     expect(c.of('currentCue').at(-1)).toEqual(v0Cue(cues[1]));
     expect(c.of('nextCue').at(-1)).toBeNull();
     expect(moved.cueId).toBe(cues[1].id);
@@ -135,12 +135,12 @@ describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
     expect(order.lastIndexOf('currentCue')).toBeLessThan(order.lastIndexOf('timesnap'));
 
     expect((await v0('GET', `/${rundown.id}/end`, token)).status).toBe(200);
-    const ended = await c.next('timesnap', 8);
+    const ended = await c.next('timesnap', 7);
     expect(ended).toEqual({ running: false, cueId: null, kickoff: null, deadline: null, lastStop: null, ended: true });
     expect(c.of('currentCue').at(-1)).toBeNull();
     // Nothing else arrived: every change exactly once; serverTime at connect, then only the process-wide
     // tick (every 30 s, whenever a socket connected), which may fall within the test.
-    expect(c.of('timesnap')).toHaveLength(8);
+    expect(c.of('timesnap')).toHaveLength(7);
     expect(c.received[0]!.event).toBe('serverTime');
     expect(c.of('serverTime').length).toBeLessThanOrEqual(1 + Math.ceil((Date.now() - began) / 30_000));
   });
@@ -152,13 +152,12 @@ describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
       { title: 'C', duration_ms: 30_000 },
     ]);
     const c = client(rundown.id, token, [transport]);
-    await connected(c);
-    await c.next('timesnap');
+    await joined(c);
     expect((await v1('POST', `/rundowns/${rundown.id}/action:start`, { token: owner })).status).toBe(200);
-    const first = await c.next('timesnap', 2);
+    const first = await c.next('timesnap', 1);
     expect(first.cueId).toBe(cues[0].id);
     // No action: the runner's deadline job moves to B, and v0 hears it.
-    const advanced = await c.next('timesnap', 3, 5_000);
+    const advanced = await c.next('timesnap', 2, 5_000);
     expect(advanced.cueId).toBe(cues[1].id);
     expect(advanced.kickoff).toBeGreaterThanOrEqual(first.deadline);
     expect(c.of('currentCue').at(-1)).toEqual(v0Cue(cues[1]));
@@ -167,34 +166,35 @@ describe.each(['polling', 'websocket'] as const)('over %s', (transport) => {
     // Content edits: the current cue's title, the next cue's colour, the rundown's name.
     const patched = await v1('PATCH', `/rundowns/${rundown.id}/cues/${cues[1].id}`, { token: owner, body: { title: 'B (live)' } });
     expect(patched.status).toBe(200);
-    const current = await c.next('currentCue', 4);
+    const current = await c.next('currentCue', 3);
     expect(current).toEqual(v0Cue(patched.body.data));
     const nextPatched = await v1('PATCH', `/rundowns/${rundown.id}/cues/${cues[2].id}`, { token: owner, body: { background_color: '#00ff00' } });
-    expect(await c.next('nextCue', 4)).toEqual(v0Cue(nextPatched.body.data));
+    expect(await c.next('nextCue', 3)).toEqual(v0Cue(nextPatched.body.data));
     const renamed = await v1('PATCH', `/rundowns/${rundown.id}`, { token: owner, body: { title: 'Renamed' } });
     expect(renamed.status).toBe(200);
-    const rd = await c.next('rundown', 2);
+    const rd = await c.next('rundown', 1);
     expect(rd).toMatchObject({ id: rundown.id, name: 'Renamed', updatedAt: renamed.body.data.updated_at });
     // A cue that is neither current nor next changes nothing on v0.
     expect((await v1('PATCH', `/rundowns/${rundown.id}/cues/${cues[0].id}`, { token: owner, body: { title: 'A2' } })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 300));
-    expect(c.of('currentCue')).toHaveLength(4);
-    expect(c.of('nextCue')).toHaveLength(4);
-    expect(c.of('timesnap')).toHaveLength(3);
+    expect(c.of('currentCue')).toHaveLength(3);
+    expect(c.of('nextCue')).toHaveLength(3);
+    expect(c.of('timesnap')).toHaveLength(2);
   });
 
-  it('a reconnecting client is sent serverTime and the current state again', async () => {
+  it('a reconnecting client, mid-show, is sent serverTime alone too; then each change', async () => {
     const { rundown, cues } = await newShow();
     expect((await v0('GET', `/${rundown.id}/start`, token)).status).toBe(200);
     expect((await v0('GET', `/${rundown.id}/pause`, token)).status).toBe(200);
-    const s = await status(rundown.id);
     for (let i = 0; i < 2; i++) {
       const c = client(rundown.id, token, [transport]);
-      await connected(c);
-      await c.until((r) => r.length >= 5);
-      expect(c.received.map((r) => r.event)).toEqual(SNAPSHOT);
-      expect(c.of('currentCue')[0]).toEqual(v0Cue(cues[0]));
-      expect(c.of('timesnap')[0]).toEqual({ lastStop: s.active_cue.paused_at, kickoff: s.active_cue.started_at, running: false, cueId: cues[0].id, deadline: s.active_cue.started_at + 10_000 });
+      await joined(c);
+      expect((await v0('GET', `/${rundown.id}/start`, token)).status).toBe(200); // resumes: the timing changes
+      const resumed = await c.next('timesnap');
+      expect(resumed).toMatchObject({ running: true, cueId: cues[0].id, lastStop: null });
+      expect(c.received.map((r) => r.event).filter((event) => event !== 'serverTime')).toEqual(['timesnap']);
+      expect((await v0('GET', `/${rundown.id}/pause`, token)).status).toBe(200);
+      await c.next('timesnap', 2);
       c.close();
     }
   });
@@ -224,15 +224,14 @@ describe('refusals', () => {
   it('incoming messages are ignored', async () => {
     const { rundown } = await newShow();
     const c = client(rundown.id, token, ['websocket']);
-    await connected(c);
-    await c.until((r) => r.length >= 5);
+    await joined(c);
     c.socket.emit('next', { rundownId: rundown.id });
     c.socket.emit('timesnap', { running: true });
     c.socket.send('hello');
     await new Promise((r) => setTimeout(r, 300));
     expect(c.socket.connected).toBe(true);
-    // Nothing answered them: after the 5 events of the connect, at most the process-wide 30 s serverTime tick.
-    const after = c.received.slice(5);
+    // Nothing answered them: after the connect's serverTime, at most the process-wide 30 s serverTime tick.
+    const after = c.received.slice(1);
     expect(after.filter((e) => e.event !== 'serverTime'), JSON.stringify(after)).toEqual([]);
     expect(after.length).toBeLessThanOrEqual(1);
     expect((await status(rundown.id)).phase).toBe('pre-show');

@@ -8,7 +8,7 @@ import { admin, call, createRundown, createTeam, v1, type TestTeam } from '../su
 import { startGateway, type ExtraGateway } from '../support/gateway.js';
 
 /**
- * The stage screen (CONTRACT §14) as a screen in the room shows it: Debian's chromium, headless,
+ * The stage screen (docs/api-decisions.md#viewer) as a screen in the room shows it: Debian's chromium, headless,
  * opens `/view/<rundown id>#token=<VIEW token>` from a gateway of the running system and follows a
  * show driven through the v1 API. That gateway is one the test starts itself (a short heartbeat, so
  * a revocation reaches the stream within a second), on a port it can kill and restart.

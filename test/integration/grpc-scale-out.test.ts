@@ -9,7 +9,7 @@ vi.hoisted(() => {
 });
 
 import { AppError, bindService, createClient, createLogger, startGrpcServer, type RunningGrpcServer } from '@rundown/shared';
-import { CreateRundownRequest, RundownServiceService, RundownStatus } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { CreateRundownRequest, RundownServiceService, RundownStatus, UpdateRundownRequest } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { GRPC_NODE_USE_ALTERNATIVE_RESOLVER } from '@grpc/grpc-js/build/src/environment.js';
 import { LocalDns } from '../../scripts/launcher/local-dns.js';
 import { freePort } from '../../scripts/launcher/child.js';
@@ -26,7 +26,7 @@ let dns: LocalDns;
 let port: number;
 const servers = new Map<string, RunningGrpcServer>();
 /** Calls each replica's handlers saw, by method. */
-const calls = new Map<string, { get: number; create: number }>();
+const calls = new Map<string, { get: number; create: number; update: number }>();
 const failOnce = new Set<string>();
 
 const notImplemented = async (): Promise<never> => {
@@ -34,7 +34,7 @@ const notImplemented = async (): Promise<never> => {
 };
 
 async function replica(address: string): Promise<void> {
-  calls.set(address, { get: 0, create: 0 });
+  calls.set(address, { get: 0, create: 0, update: 0 });
   const seen = calls.get(address)!;
   const server = await startGrpcServer({
     host: address,
@@ -54,7 +54,12 @@ async function replica(address: string): Promise<void> {
           throw new AppError('service_unavailable');
         },
         getRundownWithCues: notImplemented,
-        updateRundown: notImplemented,
+        updateRundown: async (req) => {
+          seen.update++;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          const rundown = { id: req.rundown_id, title: address, status: RundownStatus.RUNDOWN_STATUS_DRAFT, settings: undefined, cue_order: [], column_order: [], created_at: undefined, updated_at: undefined };
+          return { rundown, side_effects: [] };
+        },
         listRundowns: notImplemented,
         deleteRundown: notImplemented,
       }),
@@ -137,6 +142,37 @@ describe('internal gRPC over one DNS name for every replica', () => {
     expect(done).toBeGreaterThan(5);
     client.close();
   }, 90_000);
+
+  it('fails no write while connections age out and a replica stops', async () => {
+    // A write is sent again only when a server refused its stream (no handler saw it): writes race
+    // the GOAWAYs of connections ageing out (every second here) and of the replica stopping.
+    await replica('127.0.0.5');
+    const client = createClient(RundownServiceService, dns.target(NAME, port), edge);
+    const stopping = '127.0.0.3';
+    const failures: string[] = [];
+    let done = 0;
+    let flowing = true;
+    const writer = async () => {
+      while (flowing) {
+        await client.updateRundown({ ...UpdateRundownRequest.decode(new Uint8Array()), rundown_id: 'rd_write' }, ctx).then(
+          () => done++,
+          (error: unknown) => failures.push(String((error as Error).message)),
+        );
+      }
+    };
+    const writers = Array.from({ length: 16 }, writer);
+    while (calls.get(stopping)!.update === 0) await sleep(20);
+    dns.remove(NAME, stopping);
+    await servers.get(stopping)!.shutdown();
+    servers.delete(stopping);
+    await sleep(500);
+    flowing = false;
+    await Promise.all(writers);
+    console.log(`16 writers while a replica stopped: ${done} writes, ${failures.length} failed, ${calls.get(stopping)!.update} served by the stopping one`);
+    expect(failures).toEqual([]);
+    expect(calls.get(stopping)!.update).toBeGreaterThan(0);
+    client.close();
+  }, 60_000);
 
   it('sends a read again after UNAVAILABLE, and never a write', async () => {
     const client = createClient(RundownServiceService, dns.target(NAME, port), edge);

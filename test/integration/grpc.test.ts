@@ -24,6 +24,10 @@ beforeAll(async () => {
           seen.push(ctx);
           if (req.rundown_id === 'missing') throw new AppError('rundowns.not_found');
           if (req.rundown_id === 'boom') throw new Error('secret internals');
+          if (req.rundown_id.startsWith('echo:')) {
+            const echoed = req.rundown_id.slice(5);
+            throw new AppError('columns.not_found', { detail: `Column ${echoed} not found.`, details: { column_id: echoed, indexes: Array.from({ length: 30_000 }, (_, i) => i) } });
+          }
           return { id: req.rundown_id, title: 't', status: RundownStatus.RUNDOWN_STATUS_DRAFT, settings: undefined, cue_order: [], column_order: [], created_at: undefined, updated_at: undefined };
         },
         createRundown: notImplemented,
@@ -62,6 +66,30 @@ describe('the gRPC spine over a real connection', () => {
     expect(hidden).toMatchObject({ code: 'internal.unhandled' });
     expect((hidden as AppError).detail).not.toContain('secret');
     client.close();
+  });
+
+  it('bounds what an error carries: an oversized one answers at once, and never takes the calls beside it down', async () => {
+    const client = createClient(RundownServiceService, `127.0.0.1:${server.port}`, edge);
+    try {
+      await client.getRundown({ rundown_id: 'warm' }, { requestId: 'r' });
+      const huge = '\u{1F600}'.repeat(25_000); // 100 KB of UTF-8, 300 KB percent-encoded
+      const started = Date.now();
+      const [oversized, beside] = await Promise.all([
+        client.getRundown({ rundown_id: `echo:${huge}` }, { requestId: 'r' }).catch((e: AppError) => e),
+        new Promise((r) => setTimeout(r, 20)).then(() => client.getRundown({ rundown_id: 'beside' }, { requestId: 'r' })),
+      ]);
+      expect(beside).toMatchObject({ id: 'beside' });
+      expect(oversized).toMatchObject({ code: 'columns.not_found', status: 404 });
+      const error = oversized as AppError;
+      expect([...error.detail].length).toBeLessThan(1_100);
+      expect(error.detail).toContain('…');
+      expect(JSON.stringify(error.details).length).toBeLessThan(16_000);
+      expect(String(error.details?.column_id)).toMatch(/…\[cut: \d+ more characters\]$/);
+      // Neither call waited for a deadline (5 s): the connection stayed up.
+      expect(Date.now() - started).toBeLessThan(4_000);
+    } finally {
+      client.close();
+    }
   });
 
   it('lets a caller send a large request without waiting for window updates (8 MB per call and per connection)', async () => {

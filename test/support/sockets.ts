@@ -93,5 +93,11 @@ export function connectError(client: V0Client, timeoutMs = 10_000): Promise<Erro
   });
 }
 
-/** The state a client has after the connect snapshot (the four records), from the last of each. */
-export const SNAPSHOT = ['serverTime', 'rundown', 'currentCue', 'nextCue', 'timesnap'];
+/**
+ * Connects and waits for the `serverTime` sent at connect (the only thing sent then): the socket has
+ * joined its rundown, so every change after this reaches it.
+ */
+export async function joined(client: V0Client, timeoutMs = 10_000): Promise<void> {
+  await connected(client, timeoutMs);
+  await client.next('serverTime', 1, timeoutMs);
+}

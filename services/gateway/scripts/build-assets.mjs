@@ -2,7 +2,7 @@
 // (its dev dependencies are pruned after the build):
 // - the API reference renderer: Scalar's standalone bundle (a dev dependency), copied, so the image
 //   serves it without the package's ~240 MB of dependencies (see src/http/docs-assets.ts);
-// - the stage screen (viewer/, CONTRACT §14): bundled by esbuild into dist/viewer/ (see src/http/viewer.ts).
+// - the stage screen (viewer/, docs/api-decisions.md#viewer): bundled by esbuild into dist/viewer/ (see src/http/viewer.ts).
 // Run by `npm run build` and by `npm start` (scripts/launcher/build.ts) after tsc.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -10,7 +10,7 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('0.0.0.0'),
       ADMIN_HOST: z.string().default('127.0.0.1'),
       ADMIN_SECRET: env.secret(16),
-      /** Verifies v0 tokens (HS256, CONTRACT §8); the same secret auth signs them with. */
+      /** Verifies v0 tokens (HS256, docs/api-decisions.md#v0); the same secret auth signs them with. */
       V0_TOKEN_SECRET: env.secret(32),
       /** `<NAME>_ADDR` for every service of the services table, `<NAME>_ADMIN_ADDR` for its admin port. */
       ...upstreamSettings(),
@@ -28,7 +28,7 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         .transform((v): string | number | boolean => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
         .optional(),
       GRPC_DEADLINE_MS: env.int(5_000, 100),
-      /** v1 live events (CONTRACT §7): heartbeat period, stream lifetime (at most 1 h), per-connection bounds. */
+      /** v1 live events (docs/api-decisions.md#events): heartbeat period, stream lifetime (at most 1 h), per-connection bounds. */
       SSE_HEARTBEAT_MS: env.int(15_000, 50),
       SSE_LIFETIME_MS: env.int(3_600_000, 1_000).pipe(z.number().max(3_600_000)),
       SSE_MAX_BUFFERED_BYTES: env.int(1024 * 1024, 1024),
@@ -43,7 +43,7 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
 
 export type GatewayConfig = ReturnType<typeof gatewayConfig>;
 
-/** The public addresses every answer refers to (CONTRACT §0). */
+/** The public addresses every answer refers to (docs/api-decisions.md#addresses). */
 export function publicUrls(config: GatewayConfig) {
   const root = config.PUBLIC_URL.replace(/\/+$/, '');
   return {

@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { isAppError, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
-import { snapshotEmits, type V0Emit } from './domain/v0-records.js';
+import type { V0Emit } from './domain/v0-records.js';
 import type { Broadcaster } from './events/processor.js';
 import type { ViewStore } from './repositories/views.js';
 import { coalesceWrites } from './write-coalescing.js';
@@ -24,7 +24,7 @@ export interface SocketServerOptions {
   logger: Logger;
 }
 
-/** A refused connection: the client's `connect_error` carries the message (CONTRACT §8) and the v1 code. */
+/** A refused connection: the client's `connect_error` carries the message (docs/api-decisions.md#v0) and the v1 code. */
 function refusal(message: string, code: string): Error {
   const error = new Error(message) as Error & { data: { code: string } };
   error.data = { code };
@@ -32,11 +32,12 @@ function refusal(message: string, code: string): Error {
 }
 
 /**
- * The v0 push channel (specification, Events: v0 push channel; CONTRACT §8). A connection presents
+ * The v0 push channel (specification, Events: v0 push channel; docs/api-decisions.md#v0). A connection presents
  * `auth: { rundownId, apiToken }`; it is refused with `Invalid API token` or `Rundown doesn't exist`,
- * and counts against the team's v0 budget like an HTTP request. Accepted, it is sent `serverTime`,
- * then the rundown's current `rundown`, `currentCue`, `nextCue` and `timesnap` (so a reconnecting
- * client is whole again), then every change. Incoming messages are ignored (no handler is bound).
+ * and counts against the team's v0 budget like an HTTP request. Accepted, it is sent `serverTime`
+ * alone, then every change: no state at connect (the specification: a client fetches current state
+ * over HTTP, then follows events; docs/api-decisions.md#v0), reconnecting or not. Incoming messages are ignored
+ * (no handler is bound).
  */
 export function createSocketServer(http: HttpServer, options: SocketServerOptions): { io: Server; broadcaster: Broadcaster; close(): Promise<void> } {
   const { logger, views } = options;
@@ -96,16 +97,14 @@ export function createSocketServer(http: HttpServer, options: SocketServerOption
 
   io.on('connection', (socket: Socket<Record<string, never>, Record<string, (payload: unknown) => void>, Record<string, never>, SocketData>) => {
     const { rundownId } = socket.data;
-    // Under the rundown's lock nobody is between publishing an event and recording it in the view:
-    // the view read here, sent before the lock is released, and the events after the join fit
-    // together exactly (none missed, none older than the snapshot).
+    // Joined under the rundown's lock, where nobody is between publishing an event and recording it in
+    // the view: every change the view records after this is sent to the socket.
     views
       .locked(rundownId, async () => {
         const view = await views.get(rundownId);
         if (!view || socket.disconnected) return false;
         socket.join(room(rundownId));
         socket.emit('serverTime', new Date().toISOString());
-        for (const { event, payload } of snapshotEmits(view)) socket.emit(event, payload);
         return true;
       })
       .then(

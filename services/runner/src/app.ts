@@ -37,8 +37,13 @@ export async function main(argv: string[]): Promise<void> {
     const shows = new ShowsRepository();
     const runner = new RunnerService(db, shows, orders, timers, events, sink);
     const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger });
-    // Jobs a crash may have lost between a commit and their placement come back from the rows.
-    await Promise.all((await shows.pendingJobs(db)).map((show) => timers.replace([], show.jobs)));
+    // Jobs a crash or a Redis restart may have lost between a commit and their placement come back
+    // from the rows: at start-up and whenever the connection to Redis is back.
+    const placePendingJobs = async () => {
+      await Promise.all((await shows.pendingJobs(db)).map((show) => timers.replace([], show.jobs)));
+    };
+    await placePendingJobs();
+    timers.onReconnect(placePendingJobs);
     await timers.start((job) => runner.fire(job), config.TIMER_CONCURRENCY);
     // A blocking reader needs a connection of its own.
     const follower = new RundownEventFollower(redis.duplicate(), (id) => runner.refresh(id), logger);

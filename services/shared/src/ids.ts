@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { limits } from './limits.js';
 
 const ID_BYTES = 12;
 
@@ -35,9 +36,24 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomToken()}`;
 }
 
+/**
+ * Whether a value a client sent could be an id or a key at all: no longer than any we issue or
+ * accept (`limits.idChars`) and no control character (U+0000 cannot even be stored). What fails it
+ * is answered at the edge as not found; it never travels inward.
+ */
+export function couldBeId(value: string): boolean {
+  if (value.length === 0 || value.length > limits.idChars) return false;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x20 || unit === 0x7f) return false;
+  }
+  return true;
+}
+
 /** Identifiers are opaque, but a path segment that could never be one is not worth a query. */
+const idShape = new RegExp(`^[A-Za-z0-9_-]{1,${limits.idChars}}$`);
 export function looksLikeId(value: string): boolean {
-  return /^[A-Za-z0-9_-]{1,64}$/.test(value);
+  return idShape.test(value);
 }
 
 const requestIdHex = pooledIds('hex', 341);

@@ -10,6 +10,7 @@ export * from './lifecycle.js';
 export * from './metrics.js';
 export * from './errors/catalogue.js';
 export * from './errors/app-error.js';
+export * from './errors/bounded.js';
 export * from './errors/unavailable.js';
 export * from './grpc/context.js';
 export * from './grpc/trust.js';

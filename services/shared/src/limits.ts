@@ -25,6 +25,8 @@ export const limits = {
   textVariablesPerRundown: 100,
   cellContentChars: 100_000,
   idempotencyKeyChars: 256,
+  /** The longest id a client may send (every id we issue is shorter; a client-chosen cue id is at most this). */
+  idChars: 64,
   page: { min: 1, max: 100, default: 50 },
   rundownTitleChars: 255,
   cueTitleChars: 500,

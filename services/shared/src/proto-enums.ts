@@ -68,7 +68,7 @@ export const todDisplayFormatNames = enumNames({ '12h': TodDisplayFormat.TOD_DIS
 
 export const runnerPhaseNames = enumNames({ 'pre-show': Phase.PHASE_PRE_SHOW, running: Phase.PHASE_RUNNING, ended: Phase.PHASE_ENDED });
 
-/** Timing (CONTRACT §10): a cue's place in the show, and how a play of a cue ended (`null`: still playing, or never played). */
+/** Timing (docs/api-decisions.md#timing): a cue's place in the show, and how a play of a cue ended (`null`: still playing, or never played). */
 export const cueTimingStateNames = enumNames({
   done: CueTimingState.CUE_TIMING_STATE_DONE,
   active: CueTimingState.CUE_TIMING_STATE_ACTIVE,

@@ -5,7 +5,7 @@
 export const runnerStatusKey = (rundownId: string): string => `runner:status:${rundownId}`;
 export const RUNNER_STATUS_CHANNEL = 'runner:status';
 
-/** The CONTRACT §6 status without its clock (`server_time` is the reader's), and whose rundown it is. */
+/** The docs/api-decisions.md#runner status without its clock (`server_time` is the reader's), and whose rundown it is. */
 export interface StoredRunnerStatus {
   rundown_id: string;
   team_id: string;

@@ -17,7 +17,7 @@
  * No HTTP instrumentation: each HTTP listener makes its own lean SERVER span per request
  * (`traceHttpServer`, http-server-span.ts), named by the route that answered (`setHttpRoute`, set
  * by the gateway's router). @opentelemetry/instrumentation-http's incoming side was a quarter of
- * the gateway's CPU on its hottest read (~250 µs per request against ~185 µs without it). The only
+ * the gateway's CPU on its hottest read. The only
  * outgoing HTTP is the exporters' own (never traced) and the gateway's proxy to the realtime
  * service, which passes the trace context on itself (socket-proxy.ts).
  *

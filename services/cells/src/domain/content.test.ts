@@ -6,7 +6,7 @@ import sanitizeHtml from 'sanitize-html';
 import { colourStyle, fromHtml, fromText, htmlText, sanitize, sanitizerOptions } from './content.js';
 import { xssCorpus } from './fixtures/xss-corpus.js';
 
-/** What CONTRACT §2 allows in stored cell HTML, restated independently of the sanitizer's options. */
+/** What docs/api-decisions.md#records allows in stored cell HTML, restated independently of the sanitizer's options. */
 const inlineAndBlock = ['p', 'div', 'span', 'b', 'strong', 'i', 'em', 'u', 's', 'strike', 'del', 'ins', 'mark', 'sub', 'sup', 'small', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'br', 'hr'];
 const allowedAttributes: Record<string, string[]> = {
   a: ['href', 'title'],

@@ -2,7 +2,7 @@ import sanitizeHtml from 'sanitize-html';
 import { textToHtml } from '@rundown/shared/cell-text';
 
 /**
- * Cell content rules (CONTRACT §2). Plain text is stored escaped inside `<p>` (newlines as `<br>`);
+ * Cell content rules (docs/api-decisions.md#records). Plain text is stored escaped inside `<p>` (newlines as `<br>`);
  * HTML goes through an allow-list sanitizer (sanitize-html: tags, attributes and URL schemes are
  * allow-listed, everything else is dropped, script-bearing elements with their contents) and the
  * cell's `content` becomes the text of what survived.

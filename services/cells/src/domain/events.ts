@@ -1,7 +1,7 @@
 import type { Db } from '@rundown/shared';
 import type { CellRecord } from './cells.js';
 
-/** What happened to a cell (CONTRACT §7: `cell` frames carry `updated` or `removed`, always with the cell). */
+/** What happened to a cell (docs/api-decisions.md#events: `cell` frames carry `updated` or `removed`, always with the cell). */
 export interface CellChange {
   change: 'updated' | 'removed';
   cell: CellRecord;

@@ -45,9 +45,9 @@ export class CellsRepository {
 
   /**
    * One cell, as a named (prepared) statement: PostgreSQL parses and plans it once per connection
-   * instead of on every read, the hottest read there is (every display showing a cell). Measured
-   * alone on a slow 2-core VM: 174 -> 70 µs of PostgreSQL CPU a read, p50 0.26 -> 0.15 ms. A
-   * statement pooler in front of PostgreSQL must keep prepared statements (README, Deploying).
+   * instead of on every read, the hottest read there is (every display showing a cell): that was
+   * more than half of PostgreSQL's CPU for a read. A statement pooler in front of PostgreSQL must
+   * keep prepared statements (docs/deploying.md#scaling).
    */
   async get(rundownId: string, cueId: string, columnId: string): Promise<CellRow | undefined> {
     return (await this.readCell([rundownId, cueId, columnId]))[0];

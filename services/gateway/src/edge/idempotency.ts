@@ -40,7 +40,7 @@ export type Claim =
   | { outcome: 'done'; fingerprint: string; response: StoredResponse }
   | { outcome: 'corrupt' };
 
-/** How long a completed answer is kept (CONTRACT §5). */
+/** How long a completed answer is kept (docs/api-decisions.md#idempotency). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** How long a claim outlives a process that died mid-request (every call has a 5 s gRPC deadline). */
 export const IDEMPOTENCY_LOCK_MS = 30_000;

@@ -9,7 +9,7 @@ import { statusRecord } from '../http/v1/schemas/runner.js';
 import { textVariableRecord } from '../http/v1/schemas/text-variables.js';
 
 /**
- * The frames of the v1 live events stream (CONTRACT §7) as schemas: the AsyncAPI document and the
+ * The frames of the v1 live events stream (docs/api-decisions.md#events) as schemas: the AsyncAPI document and the
  * events page are generated from them, and a unit test holds what `frames.ts` builds to them. The
  * records are the v1 API's own response schemas.
  */

@@ -7,7 +7,7 @@ import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
 
 /**
- * SSE framing (CONTRACT §7): `event:` name, one JSON `data:` line holding the bare object, and an
+ * SSE framing (docs/api-decisions.md#events): `event:` name, one JSON `data:` line holding the bare object, and an
  * `id:` (the Redis stream entry id) on every frame but `heartbeat`. The text is written by
  * better-sse's EventBuffer (spec-compliant field encoding); each frame is built once and the same
  * Buffer is written to every connection that receives it.
@@ -49,7 +49,12 @@ const phases: Record<number, StatusJson['phase']> = {
   [RunnerPhase.RUNNER_PHASE_ENDED]: 'ended',
 };
 
-/** The status object of CONTRACT §6 from the runner's event. */
+/** Whether a status shows its active cue past its deadline (running, and the live duration used up at `server_time`). */
+export function isOverTime(s: StatusJson): boolean {
+  return s.state === 'running' && s.active_cue !== null && s.server_time >= s.active_cue.started_at + s.active_cue.duration_ms;
+}
+
+/** The status object of docs/api-decisions.md#runner from the runner's event. */
 function statusEventJson(s: RunnerStatus): StatusJson {
   const a = s.active_cue;
   const state = states[s.state] ?? 'stopped';
@@ -84,6 +89,8 @@ export interface FrameBodies {
   fat?: unknown;
   /** For `status`: its revision (a stream never goes back to an older status). */
   revision?: number;
+  /** For `status`: whether it is the one a deadline sends (the cue over time), which keeps the revision. */
+  overtime?: boolean;
   /** A `rundown` `removed`: the streams of this rundown end (`rundown_removed`). */
   removesRundown?: boolean;
 }
@@ -122,8 +129,10 @@ function frameBodies(event: Event): FrameBodies | undefined {
       const m = p.value.output_message;
       return { name: 'output_message', thin: { change: changeName(p.value.change), ...(m ? { output_message: outputMessageJson(m) } : {}) } };
     }
-    case 'status':
-      return { name: 'status', thin: statusEventJson(p.value), revision: p.value.revision };
+    case 'status': {
+      const thin = statusEventJson(p.value);
+      return { name: 'status', thin, revision: p.value.revision, overtime: isOverTime(thin) };
+    }
     default:
       return undefined;
   }

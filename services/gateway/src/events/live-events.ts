@@ -5,7 +5,7 @@ import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
 import { currentStatus, type StatusJson } from '../http/v1/runner.js';
 import type { RunnerStatusReader } from '../read-models/runner-status.js';
-import { afterPosition, frame, heartbeatFrame, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
+import { afterPosition, frame, heartbeatFrame, isOverTime, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
 import { EventHub } from './hub.js';
 import { LiveStream } from './live-stream.js';
 import { subscriptionList, type Subscription } from './subscription.js';
@@ -50,7 +50,7 @@ interface TokenGroup {
 const CATCH_UP_PAGE = 100;
 
 /**
- * v1 live events (CONTRACT §7) of one gateway process: opens streams (ready, status snapshot,
+ * v1 live events (docs/api-decisions.md#events) of one gateway process: opens streams (ready, status snapshot,
  * replay from Last-Event-ID, then live from the hub), and on one process-wide ticker sends every
  * stream its heartbeat, cycles the ones past their lifetime and re-checks each token (revocation,
  * rotation) through the Authenticator. Token expiry has a timer per token.
@@ -126,7 +126,7 @@ export class LiveEvents {
     if (stream.closed) return; // the client went away meanwhile
 
     const start = replay.from ?? stream.position;
-    stream.begin(start, snapshot.revision);
+    stream.begin(start, snapshot.revision, isOverTime(snapshot));
     this.register(stream, request);
     if (timing) this.timing.join(stream, request.caller, timing.server_time);
 

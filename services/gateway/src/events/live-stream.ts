@@ -30,6 +30,8 @@ export class LiveStream implements Subscriber {
   catchingUp = true;
   private last: StreamPosition = [0, 0];
   private statusRevision = -1;
+  /** Whether the last status sent showed its cue over time (a deadline's status keeps the revision). */
+  private statusOvertime = false;
   private blocked = false;
   private stallTimer: NodeJS.Timeout | undefined;
   private queue: Buffer[] = [];
@@ -49,10 +51,11 @@ export class LiveStream implements Subscriber {
   ) {}
 
   /** The stream was accepted: it resumes after `startId` (its ready and snapshot carry it). */
-  begin(startId: string, statusRevision: number): void {
+  begin(startId: string, statusRevision: number, statusOvertime = false): void {
     this.lastId = startId;
     this.last = parseStreamId(startId) ?? [0, 0];
     this.statusRevision = statusRevision;
+    this.statusOvertime = statusOvertime;
   }
 
   /** From the hub: written while live, ignored while catching up (the catch-up reads it from Redis). */
@@ -134,9 +137,13 @@ export class LiveStream implements Subscriber {
     this.lastId = event.id;
     const name = event.name;
     if (name === 'status') {
+      // A newer revision, or the deadline's status of this one (the cue now over time: docs/api-decisions.md#runner, #events);
+      // never an older status, nor the same one twice.
       const revision = event.bodies.revision ?? 0;
-      if (revision > this.statusRevision) {
+      const overtime = event.bodies.overtime ?? false;
+      if (revision > this.statusRevision || (revision === this.statusRevision && overtime && !this.statusOvertime)) {
         this.statusRevision = revision;
+        this.statusOvertime = overtime;
         this.write(event.frame(false));
       }
     } else {

@@ -17,7 +17,7 @@ describe('the events= subscription', () => {
     expect(sub.names.has('cell')).toBe(false);
   });
 
-  it('timing only when named (a computed frame, CONTRACT §10), never with a suffix', () => {
+  it('timing only when named (a computed frame, docs/api-decisions.md#timing), never with a suffix', () => {
     expect(parse().data!.timing).toBe(false);
     const sub = parse('timing,cue').data!;
     expect(sub.timing).toBe(true);

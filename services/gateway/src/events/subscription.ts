@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The event names a client may subscribe to (CONTRACT §7); `status` always rides along. */
+/** The event names a client may subscribe to (docs/api-decisions.md#events); `status` always rides along. */
 export const EVENT_NAMES = ['rundown', 'cue', 'column', 'cell', 'mention', 'text_variable', 'output_message'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -8,7 +8,7 @@ export type EventName = (typeof EVENT_NAMES)[number];
 const FAT_NAMES: readonly EventName[] = ['rundown', 'cue', 'column'];
 
 /**
- * Computed frames a stream carries only when named (extension, CONTRACT §10): `timing` (the timing
+ * Computed frames a stream carries only when named (extension, docs/api-decisions.md#timing): `timing` (the timing
  * object on every runner change and every edit that changes the plan). Not part of "every name".
  */
 export const COMPUTED_NAMES = ['timing'] as const;

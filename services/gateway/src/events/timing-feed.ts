@@ -27,7 +27,7 @@ interface Topic {
 }
 
 /**
- * The SSE `timing` frames of one gateway process (CONTRACT §10). Timing is computed lazily and off
+ * The SSE `timing` frames of one gateway process (docs/api-decisions.md#timing). Timing is computed lazily and off
  * the hot path: only for rundowns with a `timing` stream here, only after their events reach this
  * process (the action and the status read model have answered long before), at most one runner
  * call at a time per rundown and at most one per `minIntervalMs` (a caller pressing `next` ten times

@@ -83,7 +83,7 @@ export function asyncApiDocument(urls: PublicUrls): Schema {
       title: 'Rundown live events',
       version: '1.0.0',
       description:
-        'Everything the service pushes: the v1 server-sent events stream of a rundown (CONTRACT §7) and the deprecated v0 Socket.IO channel (CONTRACT §8). ' +
+        `Everything the service pushes: [the v1 server-sent events stream of a rundown](${urls.events}#channel-rundownEvents) and [the deprecated v0 Socket.IO channel](${urls.events}#channel-v0Push). ` +
         `HTTP API: [v1 reference](${urls.docs}), [error reference](${urls.errors}).`,
     },
     defaultContentType: 'application/json',
@@ -119,7 +119,7 @@ export function asyncApiDocument(urls: PublicUrls): Schema {
       v0Push: {
         address: '/',
         title: 'v0: a rundown’s push channel (Socket.IO, deprecated)',
-        description: 'Accepted, a connection is sent `serverTime`, then `rundown`, `currentCue`, `nextCue`, `timesnap` (the current state), then each change.',
+        description: 'Accepted, a connection is sent `serverTime` alone (no state is sent on connect: fetch it over HTTP), then each change.',
         servers: [{ $ref: '#/servers/v0' }],
         messages: v0Refs,
       },

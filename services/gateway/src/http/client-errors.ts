@@ -35,24 +35,53 @@ export interface ClientErrorOptions {
  * connection is closed after the answer, as Node does: the parser cannot resume mid-stream.
  */
 export function answerClientErrors(server: Server, options: ClientErrorOptions): void {
-  const refuse = (error: NodeJS.ErrnoException, socket: Duplex) => {
-    answer(error, socket, options).catch((err: unknown) => {
+  const refuse = (error: NodeJS.ErrnoException, socket: Duplex, instance = instanceOf(error)) => {
+    answer(error, socket, instance, options).catch((err: unknown) => {
       options.logger.error({ err }, 'could not answer a refused connection');
       socket.destroy();
     });
   };
   server.on('clientError', refuse);
   // CONNECT (a proxy's method) leaves the parser; without a listener Node drops the connection silently.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => refuse(Object.assign(new Error('CONNECT is not served'), { code: 'CONNECT' }), socket));
+  server.on('connect', (req: IncomingMessage, socket: Duplex) =>
+    refuse(Object.assign(new Error('CONNECT is not served'), { code: 'CONNECT' }), socket, pathOf(req.url ?? '')),
+  );
   // Node answers an HTTP/1.1 request without Host with a bare 400 itself; the edge answers it instead
   // (see missingHost), with its problem+json, request id and RateLimit headers.
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
 }
 
+/** A request line: a method token, its target, the version (RFC 9112 §3). */
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d$/;
+
+/**
+ * The problem's `instance` (the request path) of a request the parser refused, read from the bytes it
+ * was given (`rawPacket`) when they start with a whole request line; '' when none could be read
+ * (not HTTP, or a request line over the header limit).
+ */
+function instanceOf(error: NodeJS.ErrnoException & { rawPacket?: unknown }): string {
+  if (!Buffer.isBuffer(error.rawPacket)) return '';
+  const end = error.rawPacket.indexOf('\r\n');
+  if (end <= 0) return '';
+  const match = REQUEST_LINE.exec(error.rawPacket.subarray(0, end).toString('latin1'));
+  return match ? pathOf(match[1]!) : '';
+}
+
+/** The path of a request target: origin form (`/v1/auth?x`) or absolute form; '' for any other (CONNECT's authority, `*`). */
+function pathOf(target: string): string {
+  if (target.startsWith('/')) return target.split('?')[0]!;
+  if (!/^https?:\/\//i.test(target)) return '';
+  try {
+    return new URL(target).pathname;
+  } catch {
+    return '';
+  }
+}
+
 /** RFC 9112 §3.2: an HTTP/1.1 request must carry Host (Node's own check is turned off in favour of the edge's). */
 export const missingHost = (req: IncomingMessage): boolean => req.httpVersion === '1.1' && req.headers.host === undefined;
 
-async function answer(error: NodeJS.ErrnoException, socket: Duplex, options: ClientErrorOptions): Promise<void> {
+async function answer(error: NodeJS.ErrnoException, socket: Duplex, instance: string, options: ClientErrorOptions): Promise<void> {
   // As Node's default: nothing to say on a reset connection, or once a response is under way on it.
   const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
@@ -71,7 +100,7 @@ async function answer(error: NodeJS.ErrnoException, socket: Duplex, options: Cli
     options.logger.warn({ err, request_id: requestId }, 'no rate-limit decision for a refused connection');
   }
   if (!socket.writable) return void socket.destroy();
-  const body = JSON.stringify(problemDocument(appError, { instance: undefined, requestId, urls: options.urls }));
+  const body = JSON.stringify(problemDocument(appError, { instance, requestId, urls: options.urls }));
   const lines = [
     `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? 'Error'}`,
     'Content-Type: application/problem+json; charset=utf-8',

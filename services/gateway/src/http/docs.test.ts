@@ -138,6 +138,23 @@ describe('the API reference page', () => {
     expect(init).toContain('"url":"/docs/api-v0/openapi.json"');
     expect(init).toContain('"withDefaultFonts":false');
   });
+
+  it('turns off the renderer vendor’s hosted services and mounts where the bundle does not mount by itself', () => {
+    const init = apiReferenceInitScript(urls);
+    type Scope = { agent?: unknown; mcp?: unknown; telemetry?: unknown };
+    const config = JSON.parse(/createApiReference\('#([\w-]+)', (.*)\);/.exec(init)![2]!) as Scope & { sources: Scope[]; showDeveloperTools: string; proxyUrl: string };
+    for (const scope of [config, ...config.sources]) {
+      expect(scope.agent, 'the "Ask AI" agent').toEqual({ disabled: true });
+      expect(scope.mcp, '"Generate MCP"').toEqual({ disabled: true });
+      expect(scope.telemetry).toBe(false);
+    }
+    expect(config.showDeveloperTools, 'the developer tools’ share and deploy menus').toBe('never');
+    expect(config.proxyUrl, 'no request proxy (Scalar’s own by default, for an API not on localhost)').toBe('');
+    // The bundle mounts an empty reference of its own on #api-reference when it loads.
+    const html = apiReferencePageHtml(urls);
+    expect(html).not.toContain('id="api-reference"');
+    expect(html).toContain(`<div id="${/createApiReference\('#([\w-]+)'/.exec(init)![1]}"></div>`);
+  });
 });
 
 

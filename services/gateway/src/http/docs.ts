@@ -35,7 +35,7 @@ section{margin:1.2rem 0 1.8rem}section:target{background:#fff8c5;outline:6px sol
 details summary{cursor:pointer;color:#0550ae}`;
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><link rel="icon" href="data:,"><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
 const DEFAULT_RECOVERY: Record<number, string> = {
@@ -106,31 +106,43 @@ const pathOf = (url: string) => new URL(url).pathname;
 /** `{docs_url}`: the Scalar shell; the documents are fetched from this origin by path. */
 export function apiReferencePageHtml(urls: PublicUrls): string {
   const assets = docsAssetPaths(urls);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Rundown API reference</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Rundown API reference</title><link rel="icon" href="data:,">
 <style>body{margin:0}.docs-nav{font:14px/1.4 system-ui,sans-serif;padding:.5rem 1rem;border-bottom:1px solid #d8dde6;background:#f6f8fa}.docs-nav a{margin-right:1rem}</style></head>
 <body><nav class="docs-nav" aria-label="Documentation"><strong>Rundown API</strong> · <a href="${esc(urls.errors)}">Error reference</a><a href="${esc(urls.events)}">Live events (SSE, Socket.IO)</a><a href="${esc(urls.spec)}">OpenAPI v1</a><a href="${esc(urls.v0Spec)}">OpenAPI v0</a><a href="${esc(urls.asyncApi)}">AsyncAPI</a></nav>
 <noscript><p>The interactive reference needs JavaScript. The documents: <a href="${esc(urls.spec)}">OpenAPI v1</a>, <a href="${esc(urls.v0Spec)}">OpenAPI v0</a>, <a href="${esc(urls.errors)}">error reference</a>, <a href="${esc(urls.events)}">live events</a>.</p></noscript>
-<div id="api-reference"></div>
+<div id="${REFERENCE_MOUNT_ID}"></div>
 <script src="${esc(assets.renderer)}"></script><script src="${esc(assets.init)}"></script></body></html>`;
 }
 
-/** The page's configuration of Scalar, served as a script of its own (the CSP allows no inline script). */
+/**
+ * The page's configuration of Scalar, served as a script of its own (the CSP allows no inline script).
+ * The mount point is not `#api-reference`: the bundle mounts an empty reference of its own on an
+ * element of that id when it loads (a grey skeleton and "Document not found" above ours).
+ */
+export const REFERENCE_MOUNT_ID = 'rundown-api-reference';
+
 export function apiReferenceInitScript(urls: PublicUrls): string {
-  // No fonts from Scalar's CDN, no telemetry: the page loads nothing from elsewhere (set per source too,
-  // where Scalar reads a source's configuration).
-  const local = { withDefaultFonts: false, telemetry: false, mcp: { disabled: true } };
+  // Nothing from Scalar's servers: no fonts from its CDN, no telemetry, none of its hosted services
+  // (the "Ask AI" agent, "Generate MCP", the developer tools' share and deploy menus), which would
+  // send our users' API to a third party. Set per source too: Scalar reads some of it there.
+  const local = { withDefaultFonts: false, telemetry: false, mcp: { disabled: true }, agent: { disabled: true } };
   const config = {
     sources: [
       { title: 'API v1', slug: 'v1', url: pathOf(urls.spec), default: true, ...local },
       { title: 'API v0 (deprecated)', slug: 'v0', url: pathOf(urls.v0Spec), ...local },
     ],
     ...local,
-    // Every tag open: the sidebar lists every operation at once.
-    defaultOpenAllTags: true,
+    showDeveloperTools: 'never',
+    // Groups folded: the first screen's sidebar lists every group; each opens on a click.
+    defaultOpenAllTags: false,
+    // The in-page API client sends from the reader's browser to this API, never through Scalar's
+    // request proxy (its default for an API not on localhost; the CSP would refuse it anyway).
     hideClientButton: false,
+    proxyUrl: '',
+    documentDownloadType: 'json',
     showOperationId: true,
   };
-  return `Scalar.createApiReference('#api-reference', ${JSON.stringify(config)});\n`;
+  return `Scalar.createApiReference('#${REFERENCE_MOUNT_ID}', ${JSON.stringify(config)});\n`;
 }
 
 type AsyncDoc = {
@@ -140,7 +152,16 @@ type AsyncDoc = {
   components: { messages: Record<string, { name: string; summary: string; description?: string; payload: unknown; examples?: { payload: unknown }[] }> };
 };
 
-const linkify = (text: string) => inlineCode(text.replace(/\[([^\]]+)\]\(([^)]+)\)/g, '$1 ($2)'));
+/** Markdown links of the AsyncAPI descriptions as links (http(s) or same-page only); the rest as text with `code`. */
+const linkify = (text: string) =>
+  text
+    .split(/(\[[^\]]+\]\([^)\s]+\))/)
+    .map((part) => {
+      const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(part);
+      if (!link || !/^(https?:\/\/|#)/.test(link[2]!)) return inlineCode(part);
+      return `<a href="${esc(link[2])}">${inlineCode(link[1]!)}</a>`;
+    })
+    .join('');
 
 /** `{docs_url}/events`: every pushed message, from the AsyncAPI document: name, when, schema, example. */
 export function eventsPageHtml(document: Record<string, unknown>, urls: PublicUrls): string {
@@ -154,7 +175,7 @@ export function eventsPageHtml(document: Record<string, unknown>, urls: PublicUr
           const m = doc.components.messages[key]!;
           const example = m.examples?.[0]?.payload;
           return `<section id="${esc(key)}"><h3><a href="#${esc(key)}"><code>${esc(m.name)}</code></a></h3>
-<p>${inlineCode(m.summary)}.${m.description ? ` ${inlineCode(m.description)}` : ''}</p>
+<p>${linkify(m.summary)}.${m.description ? ` ${linkify(m.description)}` : ''}</p>
 <details><summary>Payload schema</summary><pre>${esc(JSON.stringify(m.payload, null, 2))}</pre></details>
 ${example === undefined ? '' : `<p>Example:</p><pre>${esc(JSON.stringify(example, null, 2))}</pre>`}</section>`;
         })

@@ -1,10 +1,12 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { createLogger, errorCatalogue, errorCodes } from '@rundown/shared';
 import { errorReferenceHtml } from './docs.js';
 import { openApiDocument, routeErrorCodes } from './openapi.js';
 import { createPublicApp } from './server.js';
 import { v1Routes } from './v1/index.js';
+import { canonicalTimeZone, TIME_ZONE_FORMAT } from './v1/schemas/common.js';
 
 const urls = {
   base: 'http://api.test/v1',
@@ -84,7 +86,7 @@ describe('the OpenAPI document', () => {
     const auth = document.paths['/auth']!.get!['x-error-codes'];
     expect(auth).not.toContain('idempotency.in_flight');
     expect(auth).not.toContain('forbidden');
-    expect(document.paths['/openapi.json']!.get!['x-error-codes']).toEqual(['rate_limit.exceeded', 'internal.unhandled']);
+    expect(document.paths['/openapi.json']!.get!['x-error-codes']).toEqual(['rate_limit.exceeded', 'request.headers_too_large', 'internal.unhandled']);
   });
 
   it('describes query parameters by what they accept, not as bare strings', () => {
@@ -125,5 +127,77 @@ describe('the reference pages', () => {
       for (const field of errorCatalogue[code].details ?? []) expect(section).toContain(`<code>${field}</code>`);
     }
     expect(html).not.toMatch(/<script|https?:\/\/(?!api\.test)/);
+  });
+});
+
+describe('request bodies in the document: the rules the zod schemas check beyond shapes', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: false }).addFormat(TIME_ZONE_FORMAT, (v: string) => canonicalTimeZone(v) !== undefined);
+  const bodyOf = (method: string, path: string) => {
+    const route = routes.find((r) => r.method === method && r.path === path)!;
+    const op = (document.paths[path]![method] as unknown as { requestBody: { content: { 'application/json': { schema: object } } } }).requestBody;
+    return { zod: route.body!, json: ajv.compile(op.content['application/json'].schema) };
+  };
+  const start = 1_795_370_400_000;
+  // [method, path, body, accepted]: the document (ajv) and the route's own zod schema must both say `accepted`.
+  const cases: [string, string, unknown, boolean][] = [
+    ['patch', '/rundowns/{id}/cells', { cue_id: 'c', column_id: 'k', content: 'a' }, true],
+    ['patch', '/rundowns/{id}/cells', { cue_id: 'c', column_id: 'k', content_html: '<b>a</b>' }, true],
+    ['patch', '/rundowns/{id}/cells', { cue_id: 'c', column_id: 'k', content: 'a', content_html: 'b' }, false],
+    ['patch', '/rundowns/{id}/cells', { cue_id: 'c', column_id: 'k' }, false],
+    ['post', '/rundowns/{id}/cells:bulk', { items: [{ cue_id: 'c', column_id: 'k' }] }, false],
+    ['post', '/rundowns/{id}/columns', { name: 'A', before_column_id: 'x' }, true],
+    ['post', '/rundowns/{id}/columns', { name: 'A', before_column_id: 'x', after_column_id: 'y' }, false],
+    ['post', '/rundowns/{id}/columns', { name: '   ' }, false],
+    ['patch', '/rundowns/{id}/columns/{column_id}', { name: 'A', before_column_id: 'x', after_column_id: 'y' }, false],
+    ['patch', '/rundowns/{id}/columns/{column_id}', { name: 'A', before_column_id: 'x' }, true],
+    ['post', '/rundowns/{id}/cues', { scheduled: true, start_time: start }, true],
+    ['post', '/rundowns/{id}/cues', { scheduled: true }, false],
+    ['post', '/rundowns/{id}/cues', { scheduled: true, start_time: null }, false],
+    ['post', '/rundowns/{id}/cues', { scheduled: false }, true],
+    ['patch', '/rundowns/{id}/cues/{cue_id}', { scheduled: true }, true],
+    ['patch', '/rundowns/{id}/cues/{cue_id}', { scheduled: true, start_time: null }, false],
+    ['post', '/rundowns/{id}/cues:bulk', { items: [{ id: 'cue_1' }] }, false],
+    ['post', '/rundowns/{id}/cues:bulk', { items: [{ id: 'cue_1', scheduled: true }] }, true],
+    ['post', '/rundowns/{id}/cues:bulk', { items: [{ scheduled: true }] }, false],
+    ['post', '/rundowns/{id}/cues:bulk', { items: [{}] }, true],
+    ['post', '/rundowns/{id}/action:adjust-duration', { delta_ms: 0 }, false],
+    ['post', '/rundowns/{id}/action:adjust-duration', { delta_ms: -1 }, true],
+    ['post', '/rundowns', { title: 'T', timezone: 'Europe/Berlin' }, true],
+    ['post', '/rundowns', { title: 'T', timezone: 'Mars/Olympus' }, false],
+    ['post', '/rundowns', { title: ' ' }, false],
+    ['post', '/rundowns', { title: 'T', cues: [{ scheduled: true }] }, false],
+    ['post', '/rundowns', { title: 'T', cues: [{ type: 'group', children: [{ scheduled: true }] }] }, false],
+    ['post', '/rundowns', { title: 'T', cues: [{ type: 'group', children: [{ title: 'a' }] }] }, true],
+    ['patch', '/rundowns/{id}', { timezone: 'Nowhere/Else' }, false],
+    ['post', '/rundowns/{id}/mentions', { name: '\t' }, false],
+  ];
+
+  it.each(cases)('%s %s %j: accepted %s, by the document and by the service’s schema alike', (method, path, body, accepted) => {
+    const { zod, json } = bodyOf(method, path);
+    expect(json(body), JSON.stringify(json.errors)).toBe(accepted);
+    expect(zod.safeParse(body).success).toBe(accepted);
+  });
+
+  // A change with no member answers the route's empty_patch code (422): the document asks for one.
+  it.each([
+    ['patch', '/rundowns/{id}', {}, false],
+    ['patch', '/rundowns/{id}/cues/{cue_id}', {}, false],
+    ['patch', '/rundowns/{id}/mentions/{mention_id}', {}, false],
+    ['patch', '/rundowns/{id}/output-message', {}, false],
+    ['patch', '/rundowns/{id}/columns/{column_id}', { before_column_id: 'x' }, false],
+    ['patch', '/rundowns/{id}/output-message', { visible: true }, true],
+  ] as [string, string, unknown, boolean][])('%s %s %j: the document says accepted %s', (method, path, body, accepted) => {
+    expect(bodyOf(method, path).json(body)).toBe(accepted);
+  });
+
+  // Rules the rundown service checks that JSON Schema states too: only a group has children, a child is no group, only a cue has cells.
+  it.each([
+    [{ title: 'T', cues: [{ title: 'a', children: [{ title: 'b' }] }] }, false],
+    [{ title: 'T', cues: [{ type: 'group', children: [{ type: 'group' }] }] }, false],
+    [{ title: 'T', columns: [{ name: 'S' }], cues: [{ type: 'heading', cells: { S: 'x' } }] }, false],
+    [{ title: 'T', columns: [{ name: 'S' }], cues: [{ cells: { S: 'x' } }] }, true],
+    [{ title: 'T', columns: [{ name: 'S' }, { name: 'S' }] }, false],
+  ])('rundown create %j: the document says accepted %s', (body, accepted) => {
+    expect(bodyOf('post', '/rundowns').json(body)).toBe(accepted);
   });
 });

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_TTL_MS } from '../edge/idempotency.js';
 import type { PublicUrls } from '../config.js';
 import { WRITE_METHODS, type RouteDef } from './route.js';
 import { viewerUrl } from './viewer.js';
+import { mcpReference } from '../mcp/tools.js';
 
 type Schema = Record<string, unknown>;
 
@@ -24,6 +25,8 @@ export function routeErrorCodes(
   route: Pick<RouteDef, 'method' | 'auth' | 'role' | 'body' | 'bodyError' | 'emptyPatch' | 'query' | 'queryError' | 'errors'> & Partial<Pick<RouteDef, 'path'>>,
 ): ErrorCode[] {
   const codes = new Set<ErrorCode>();
+  // Any request whose headers are over the limit is refused before routing (client-errors.ts).
+  codes.add('request.headers_too_large');
   // A path parameter that is not valid percent-encoding (`%C0%AF`) never reaches the route: 404 `not_found`.
   if (route.path?.includes('{')) codes.add('not_found');
   if (route.auth !== 'none') {
@@ -118,7 +121,20 @@ function rateLimitHeaderRefs(withRetryAfter: boolean): Schema {
   };
 }
 
-function problemSchema(): Schema {
+const ISSUE_SCHEMA: Schema = {
+  type: 'object',
+  required: ['path', 'message', 'code'],
+  properties: {
+    path: { type: 'array', items: { type: ['string', 'integer'] } },
+    message: { type: 'string' },
+    code: { type: 'string' },
+  },
+};
+
+/** The problem document's JSON Schema standing alone (no components to refer to): the MCP tools' error results. */
+export const problemJsonSchema = (): Schema => problemSchema(ISSUE_SCHEMA);
+
+function problemSchema(issue: Schema = { $ref: '#/components/schemas/Issue' }): Schema {
   return {
     type: 'object',
     description: 'An RFC 9457 problem document; clients branch on `code`.',
@@ -137,7 +153,7 @@ function problemSchema(): Schema {
       details: {
         type: 'object',
         description: 'Structured data; validation problems carry `issues`.',
-        properties: { issues: { type: 'array', items: { $ref: '#/components/schemas/Issue' } } },
+        properties: { issues: { type: 'array', items: issue } },
         additionalProperties: true,
       },
     },
@@ -215,10 +231,13 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
   if (route.auth === 'none') op.security = [];
   else if (route.auth === 'control') op.security = [{ bearerAuth: [] }, { queryToken: [] }];
   if (r.body) {
+    const schema = jsonSchema(r.body, 'input');
+    // A change with no member is refused with the route's `emptyPatch` code: at least one member.
+    if (r.emptyPatch && !(Array.isArray(schema.required) && schema.required.length)) schema.minProperties = 1;
     op.requestBody = {
       required: !r.bodyOptional,
       content: {
-        'application/json': { schema: jsonSchema(r.body, 'input'), ...mediaExamples(r.body) },
+        'application/json': { schema, ...mediaExamples(r.body) },
         ...(r.textBody ? { [r.textBody.mediaType]: { schema: { type: 'string', description: r.textBody.description } } } : {}),
       },
     };
@@ -255,7 +274,8 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
         'It needs a VIEW token, best scoped to the one rundown: `npm run admin -- tokens mint <team_id> --role VIEW --rundown <rundown_id>` ' +
         '(the admin API: `POST /admin/teams/{team_id}/tokens` with `{"role": "VIEW", "rundown_id": "..."}`). The token goes after `#`, so it reaches ' +
         'no server log. Options after it: `&show=countdown` (or any of title, subtitle, countdown, progress, next, message, clock, over-under, state; ' +
-        '`hide=` the opposite), `&theme=light`, `&mirror=1` (a teleprompter glass), `&clock=24h`.',
+        '`hide=` the opposite), `&theme=light`, `&mirror=1` (a teleprompter glass), `&clock=24h`.\n\n' +
+        mcpReference(urls),
     },
     externalDocs: { description: 'Error reference', url: urls.errors },
     servers: [{ url: urls.base }],
@@ -286,15 +306,7 @@ export function openApiDocument(routes: RouteDef[], urls: PublicUrls): Schema {
       examples: Object.fromEntries(errorCodes.map((c) => [c, { summary: c, value: problemExample(c, '/v1/rundowns/rd_01HZX3J8Q7', urls) }])),
       schemas: {
         Problem: problemSchema(),
-        Issue: {
-          type: 'object',
-          required: ['path', 'message', 'code'],
-          properties: {
-            path: { type: 'array', items: { type: ['string', 'integer'] } },
-            message: { type: 'string' },
-            code: { type: 'string' },
-          },
-        },
+        Issue: ISSUE_SCHEMA,
         Meta: {
           type: 'object',
           required: ['request_id', 'server_time', 'side_effects'],

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
-import { AppError, errorCatalogue, knownErrorOf, type Logger } from '@rundown/shared';
+import { AppError, boundDetails, boundText, errorCatalogue, knownErrorOf, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 
 /** The RFC 9457 problem document of a catalogue error: the one error body of the v1 API. */
-export function problemDocument(appError: AppError, facts: { instance: string | undefined; requestId: string; urls: PublicUrls }): Record<string, unknown> {
+export function problemDocument(appError: AppError, facts: { instance: string; requestId: string; urls: PublicUrls }): Record<string, unknown> {
   const entry = errorCatalogue[appError.code];
   const type = `${facts.urls.errors}#${appError.code}`;
   const body: Record<string, unknown> = {
@@ -11,14 +11,15 @@ export function problemDocument(appError: AppError, facts: { instance: string | 
     title: entry.title,
     status: appError.status,
     code: appError.code,
-    detail: appError.detail,
+    // Bounded as the gRPC transport bounds it: the same answer whichever process raised the error.
+    detail: boundText(appError.detail),
     instance: facts.instance,
     request_id: facts.requestId,
     server_time: Date.now(),
     spec_url: facts.urls.spec,
     documentation_url: type,
   };
-  if (appError.details) body.details = appError.details;
+  if (appError.details) body.details = boundDetails(appError.details);
   return body;
 }
 
@@ -33,7 +34,7 @@ export function sendProblem(req: Request, res: Response, error: unknown, urls: P
     res.end();
     return;
   }
-  const body = problemDocument(appError, { instance: req.originalUrl.split('?')[0], requestId: res.locals.requestId, urls });
+  const body = problemDocument(appError, { instance: req.originalUrl.split('?')[0] ?? '', requestId: res.locals.requestId, urls });
   for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
   res.status(appError.status).type('application/problem+json').send(JSON.stringify(body));
 }

@@ -18,6 +18,7 @@ import { requestId } from './middleware/request-id.js';
 import { openApiDocument, staticV1Routes } from './openapi.js';
 import { sendProblem } from './problem.js';
 import type { RouteDef } from './route.js';
+import { MCP_PATH, mcpRoute, McpTools } from '../mcp/server.js';
 import { buildRouter } from './v1/router.js';
 import { VIEWER_ROUTES, viewerRouter } from './viewer.js';
 
@@ -37,7 +38,7 @@ export interface PublicAppOptions {
   v0?: Router;
   /** Answers `/api-v0/socket.io` (proxied to the realtime service) and says so; anything else goes on. */
   socketProxy?: (req: express.Request, res: express.Response) => boolean;
-  /** The stage screen at `/view/:rundown_id` (CONTRACT §14), told the SSE heartbeat period. */
+  /** The stage screen at `/view/:rundown_id` (docs/api-decisions.md#viewer), told the SSE heartbeat period. */
   viewer?: { heartbeatMs: number };
 }
 
@@ -63,6 +64,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
     { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
     { prefix: '', routes: DOCS_PATHS.map((path) => ({ method: 'get' as const, path })) },
     ...(options.viewer ? [{ prefix: '', routes: VIEWER_ROUTES }] : []),
+    { prefix: '', routes: [{ method: 'post' as const, path: MCP_PATH }] },
   ];
   const answerOptions = optionsResponder(mounts);
   // The front of every request, as one layer: its id; then, counted against the address, what no
@@ -109,6 +111,8 @@ export function createPublicApp(options: PublicAppOptions): Express {
   };
   const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
   app.use(buildRouter(options.routes, authenticate, { prefix: '/v1', before: [edge], labelRoutes: true }));
+  // MCP (docs/mcp.md): one more route through the same edge, its tools dispatching to the v1 routes.
+  app.use(buildRouter([mcpRoute(new McpTools(options.routes, options.urls, options.logger))], authenticate, { prefix: '', before: [edge], labelRoutes: true }));
   if (options.v0) app.use('/api-v0/rundown', options.v0);
 
   // Self-description, generated once from the route table and the error catalogue.

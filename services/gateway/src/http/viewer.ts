@@ -6,7 +6,7 @@ import { AppError, setHttpRoute } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 
 /**
- * The stage screen (CONTRACT §14): `{public_url}/view/:rundown_id#token=<v1 token>`, one page and its
+ * The stage screen (docs/api-decisions.md#viewer): `{public_url}/view/:rundown_id#token=<v1 token>`, one page and its
  * two assets, built from `services/gateway/viewer/` by `scripts/build-assets.mjs` into `dist/viewer/`.
  * The page reads the v1 API of this origin with the token of its address's fragment; this module
  * only serves its files, with the headers below.

@@ -1,5 +1,5 @@
 /**
- * What the page reads of the v1 API (CONTRACT §2, §6, §7, §10): the fields it uses, as the API sends
+ * What the page reads of the v1 API (docs/api-decisions.md#records, #runner, #events, #timing): the fields it uses, as the API sends
  * them. The gateway's unit tests hold these to the API's own response schemas (src/http/viewer.test.ts).
  */
 

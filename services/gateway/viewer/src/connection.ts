@@ -70,7 +70,7 @@ function backoff(attempt: number): number {
 const QUIET_RECONNECT_MS = 2_000;
 
 /**
- * The v1 live event stream (CONTRACT §7) as the page follows it: the `eventsource` package (the
+ * The v1 live event stream (docs/api-decisions.md#events) as the page follows it: the `eventsource` package (the
  * WHATWG EventSource over `fetch`, so the token goes in the `Authorization` header, which the
  * browser's own EventSource cannot send) reads the frames; this class owns the reconnection policy.
  *

@@ -1,4 +1,4 @@
-/** Durations and times as the screen prints them (CONTRACT §14: `M:SS` or `H:MM:SS`). */
+/** Durations and times as the screen prints them (docs/api-decisions.md#viewer: `M:SS` or `H:MM:SS`). */
 
 const two = (n: number) => String(n).padStart(2, '0');
 
@@ -27,7 +27,7 @@ export function countdownChangesIn(remainingMs: number): number {
   return Math.ceil(over / 1000) * 1000 - over + 1;
 }
 
-/** Over/under (CONTRACT §10): to the nearest second, `+` late, `-` early, `0:00` on time. */
+/** Over/under (docs/api-decisions.md#timing): to the nearest second, `+` late, `-` early, `0:00` on time. */
 export function formatOverUnder(ms: number): string {
   const seconds = Math.round(Math.abs(ms) / 1000);
   if (seconds === 0) return '0:00';

@@ -54,7 +54,7 @@ describe('screenAt', () => {
   });
 });
 
-describe('overUnderAt (CONTRACT §10, carried forward from the last timing)', () => {
+describe('overUnderAt (docs/api-decisions.md#timing, carried forward from the last timing)', () => {
   const upcoming = [{ id: 'b', state: 'upcoming' as const }, { id: 'c', state: 'upcoming' as const }];
 
   it('stays as sent while the active cue runs within its time (the end does not move)', () => {

@@ -32,7 +32,7 @@ export interface Screen {
   progress: number | null;
   nextTitle: string;
   message: Pick<OutputMessage, 'text' | 'color' | 'bold' | 'underline'> | null;
-  /** CONTRACT §10: projected end - planned end (> 0 late), extrapolated to now. */
+  /** docs/api-decisions.md#timing: projected end - planned end (> 0 late), extrapolated to now. */
   overUnderMs: number | null;
 }
 
@@ -77,7 +77,7 @@ export function screenAt(model: Model, now: number): Screen {
 
 /**
  * The over/under of the last `timing` frame, carried forward to `now` (the API sends one per runner
- * change; between two, the client extrapolates, CONTRACT §10). The projected end moves with the clock
+ * change; between two, the client extrapolates, docs/api-decisions.md#timing). The projected end moves with the clock
  * exactly while the show slips: the active cue paused (its remaining time is frozen) or over time (it
  * ends no earlier than now), or the show not started past its planned start. A hard start still ahead
  * re-anchors everything after it, so no slip before it reaches the end. Only a timing that describes

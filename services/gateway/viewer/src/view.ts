@@ -40,7 +40,7 @@ function text(el: Element, value: string): void {
 }
 
 /**
- * The page's DOM (index.html) driven from a Screen. Writes only what changed. Hooks (CONTRACT §14):
+ * The page's DOM (index.html) driven from a Screen. Writes only what changed. Hooks (docs/api-decisions.md#viewer):
  * `data-state` on the root, `data-role` on the parts; `message` exists only while shown.
  */
 export class View {

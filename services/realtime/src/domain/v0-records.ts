@@ -3,7 +3,7 @@ import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { cueTypeNames, rundownStatusNames, type V0Cue, type V0PushEventName, type V0Rundown, type V0Timesnap } from '@rundown/shared';
 
-/** The v0 push-channel records (CONTRACT §8): their schemas are in the shared library, which the gateway's AsyncAPI document also reads. */
+/** The v0 push-channel records (docs/api-decisions.md#v0): their schemas are in the shared library, which the gateway's AsyncAPI document also reads. */
 export type { V0Cue, V0Rundown, V0Timesnap };
 
 /** What a v0 client of one rundown knows: the state it is sent at connect and kept current by events. */
@@ -59,7 +59,7 @@ export function v0Cue(c: Cue | undefined): V0Cue | null {
 export const PRE_SHOW_TIMESNAP: V0Timesnap = { running: false, cueId: null, kickoff: null, deadline: null, lastStop: null };
 
 /**
- * The timing state of CONTRACT §8 from the runner's status (the same numbers as v1's
+ * The timing state of docs/api-decisions.md#v0 from the runner's status (the same numbers as v1's
  * `runner.timesnap` side effect): `kickoff` = started_at (moved forward by each pause), `deadline` =
  * started_at + live duration, `lastStop` = paused_at. So deadline - kickoff is the cue's duration,
  * deadline - now the remaining time while running and deadline - lastStop while paused.
@@ -156,14 +156,4 @@ export function applyEvent(view: V0View, id: string, event: Event): { view: V0Vi
       break;
   }
   return { view: next, emits };
-}
-
-/** What a client is sent at connect, after `serverTime`. */
-export function snapshotEmits(view: V0View): V0Emit[] {
-  return [
-    { event: 'rundown', payload: view.rundown },
-    { event: 'currentCue', payload: view.currentCue },
-    { event: 'nextCue', payload: view.nextCue },
-    { event: 'timesnap', payload: view.timesnap },
-  ];
 }

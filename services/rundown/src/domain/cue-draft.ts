@@ -19,7 +19,7 @@ export interface CueRow {
   updated_at: string;
 }
 
-/** A cue as clients read it (CONTRACT §2): the row plus where it sits and whether it plays. */
+/** A cue as clients read it (docs/api-decisions.md#records): the row plus where it sits and whether it plays. */
 export interface CueRecord extends CueRow {
   parent_id: string | null;
   skipped_by: 'self' | 'group' | null;

@@ -11,7 +11,7 @@ import { duplicatesBy } from './duplicates.js';
 export type CueType = 'cue' | 'heading' | 'group';
 export const cueTypes: readonly CueType[] = ['cue', 'heading', 'group'];
 
-/** CONTRACT §3 position descriptor; `group: null` is the root level. */
+/** docs/api-decisions.md#endpoints position descriptor; `group: null` is the root level. */
 export type Position =
   | { kind: 'before' | 'after'; cueId: string }
   | { kind: 'start' | 'end'; group: string | null };

@@ -6,7 +6,7 @@ import type { CueRecord } from './cue-draft.js';
 import type { OutputMessageRecord } from './output-message.js';
 import type { RundownRecord } from './rundowns.js';
 
-/** What happened to a record (CONTRACT §7 `change`). */
+/** What happened to a record (docs/api-decisions.md#events `change`). */
 export type Change = 'created' | 'updated' | 'removed' | 'reordered';
 
 /**

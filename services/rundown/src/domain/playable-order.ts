@@ -8,9 +8,9 @@ import type { Transactions } from './transactions.js';
 export interface PlayableOrder {
   rundown_id: string;
   team_id: string;
-  /** Every cue in display order; the runner decides what plays (CONTRACT §6). */
+  /** Every cue in display order; the runner decides what plays (docs/api-decisions.md#runner). */
   cues: CueRecord[];
-  /** The runner's timing plan starts here (CONTRACT §10), and its report prints times in this zone. */
+  /** The runner's timing plan starts here (docs/api-decisions.md#timing), and its report prints times in this zone. */
   start_time: number | null;
   timezone: string | null;
   /** Moves with every change to the above, in the change's transaction (the OrderVersion migration). */

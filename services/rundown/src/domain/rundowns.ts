@@ -16,7 +16,7 @@ import type { OutputMessagesRepository } from '../repositories/output-messages.j
 import type { TextVariablesRepository } from '../repositories/text-variables.js';
 import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
 
-/** CONTRACT §2: any status may follow any other; a new rundown is a draft unless told otherwise. */
+/** docs/api-decisions.md#records: any status may follow any other; a new rundown is a draft unless told otherwise. */
 export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
 export type RundownStatus = (typeof rundownStatuses)[number];
 export const defaultStatus: RundownStatus = 'draft';
@@ -111,16 +111,17 @@ export class RundownsService {
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
     const scope = scopeOf(ctx);
     if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
+    // The cap first: 20,000 columns are too many, whatever their names (not 19,999 duplicates).
+    if (input.columns.length > limits.columnsPerRundown) {
+      throw new AppError('columns.too_many', {
+        details: { limit: limits.columnsPerRundown, received: input.columns.length, unit: 'columns' },
+      });
+    }
     checkFields(input);
     const maxRundowns = await this.plan.maxRundowns(scope.teamId, ctx.requestId);
     const id = input.id ?? newId('rd');
     if (input.extras) checkExtras(input.extras, id);
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
-    if (columns.length > limits.columnsPerRundown) {
-      throw new AppError('columns.too_many', {
-        details: { limit: limits.columnsPerRundown, received: columns.length, unit: 'columns' },
-      });
-    }
     const { draft, cells } = draftContent(id, input.cues, new Map(columns.map((c) => [c.name, c.id])));
     // The cells are stored by the cells service inside this transaction, before the rundown commits:
     // until it does they are unreachable (no such rundown), so a client sees the rundown whole or not

@@ -1,6 +1,6 @@
 import { AppError, limits, type Issue } from '@rundown/shared';
 
-/** Rundown settings (CONTRACT §2): their shape, defaults, limits and the PATCH merge are the domain's. */
+/** Rundown settings (docs/api-decisions.md#records): their shape, defaults, limits and the PATCH merge are the domain's. */
 export interface Settings {
   cue_numbering: { start_from: number; prefix: string; padding: number };
   tod_display_format: TodDisplayFormat | null;

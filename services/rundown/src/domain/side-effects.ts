@@ -1,7 +1,7 @@
 import type { OutputMessageRecord } from './output-message.js';
 
 /**
- * What a write caused beyond the records it returns (CONTRACT §1 `meta.side_effects`). The domain
+ * What a write caused beyond the records it returns (docs/api-decisions.md#envelope `meta.side_effects`). The domain
  * decides them; the RPCs return them; the gateway renders them.
  */
 export type SideEffect =

@@ -11,7 +11,7 @@ export interface SourcedOrder<R> {
   team_id: string;
   cues: OrderedCue[];
   records: ReadonlyMap<string, R>;
-  /** The rundown's start_time and timezone (the timing plan and the report's times, CONTRACT §10). */
+  /** The rundown's start_time and timezone (the timing plan and the report's times, docs/api-decisions.md#timing). */
   start_time: number | null;
   timezone: string | null;
 }
@@ -99,7 +99,8 @@ interface Committed {
  * fresh from the rundown context (which also checks that the caller may see the rundown); then,
  * under the show row's lock, it applies the pure rules and stores the state, the plays, the jobs of
  * the new revision and the `status` event, all in one transaction. Jobs are placed and the read
- * model written after the commit; a job lost in between is re-added at start-up from the row.
+ * model written after the commit; a job lost in between is placed again from the row: at start-up,
+ * when Redis comes back (`BullTimers.onReconnect`) and when a stale job of the show fires.
  */
 export class RunnerService<R> {
   private readonly transaction: Transact;
@@ -134,7 +135,7 @@ export class RunnerService<R> {
     return this.transact(ctx, rundownId, action, requestKey === undefined ? {} : { requestKey }) as Promise<ActResult>;
   }
 
-  /** Admin (CONTRACT §9): back to pre-show; the plays of the show stay, under their run. */
+  /** Admin (docs/api-decisions.md#admin): back to pre-show; the plays of the show stay, under their run. */
   reset(rundownId: string): Promise<ActResult> {
     return this.transact('runner', rundownId, { kind: 'reset' }, {}) as Promise<ActResult>;
   }
@@ -155,7 +156,7 @@ export class RunnerService<R> {
   }
 
   /**
-   * Timing against the plan at this instant (CONTRACT §10): the order from the rundown context, the
+   * Timing against the plan at this instant (docs/api-decisions.md#timing): the order from the rundown context, the
    * show and its plays from one statement. A read: it never creates the show row.
    */
   async timing(ctx: CallerContext, rundownId: string): Promise<Timing> {
@@ -196,7 +197,9 @@ export class RunnerService<R> {
   async fire(job: JobSpec): Promise<'fired' | 'stale' | 'removed'> {
     const action: Action = job.kind === 'deadline' ? { kind: 'deadline' } : { kind: 'scheduled', cue_id: job.cue_id, start_time: job.start_time };
     try {
-      return (await this.transact('runner', job.rundown_id, action, { expectRevision: job.revision, notBefore: job.due_at })) ? 'fired' : 'stale';
+      if (await this.transact('runner', job.rundown_id, action, { expectRevision: job.revision, notBefore: job.due_at })) return 'fired';
+      await this.replaceLostJobs(job.rundown_id);
+      return 'stale';
     } catch (error) {
       if (isAppError(error) && error.code === 'rundowns.not_found') {
         await this.remove(job.rundown_id);
@@ -204,6 +207,17 @@ export class RunnerService<R> {
       }
       throw error;
     }
+  }
+
+  /**
+   * A stale job is also a sign: the show moved on, and the change that moved it may have committed
+   * without placing its own jobs (Redis or the process lost between the commit and the placement;
+   * the job that made the change then failed, and its retry is this stale one). The row keeps the
+   * jobs of its revision: they are placed again (a job already placed stays as it is).
+   */
+  private async replaceLostJobs(rundownId: string): Promise<void> {
+    const row = await this.shows.find(this.pool, rundownId);
+    if (row && row.jobs.length > 0) await this.timers.replace([], row.jobs);
   }
 
   /**

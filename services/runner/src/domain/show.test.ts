@@ -54,6 +54,17 @@ describe('show rules', () => {
     expect(code(() => transition('rd', preShow(), { kind: 'start' }, new PlayableOrder([cue('h', { type: 'heading' })]), 0))).toBe('runner.no_playable_cue');
   });
 
+  it('never takes a live duration below 0, however large the negative delta, and bounds how far it may grow', () => {
+    const started = run([{ kind: 'start' }]);
+    for (const delta_ms of [-999_999_999, -Number.MAX_SAFE_INTEGER, -started.active!.duration_ms - 1]) {
+      const { state, side_effects } = transition('rd', started, { kind: 'adjust', delta_ms }, order, 10_100);
+      expect(state.active!.duration_ms, String(delta_ms)).toBe(0);
+      expect(side_effects).toContainEqual(expect.objectContaining({ type: 'runner.retimed', duration_ms: 0, delta_ms: -started.active!.duration_ms }));
+    }
+    expect(transition('rd', started, { kind: 'adjust', delta_ms: 604_800_000 - started.active!.duration_ms }, order, 10_100).state.active!.duration_ms).toBe(604_800_000);
+    expect(code(() => transition('rd', started, { kind: 'adjust', delta_ms: 604_800_001 - started.active!.duration_ms }, order, 10_100))).toBe('bad_request');
+  });
+
   it('a deadline with auto_advance starts the next cue at the deadline instant, and ends after the last', () => {
     const onC = run([{ kind: 'jump', cue_id: 'c' }], preShow(), 0);
     const early = transition('rd', onC, { kind: 'deadline' }, order, 999);

@@ -1,7 +1,7 @@
-import { AppError } from '@rundown/shared';
+import { AppError, limits } from '@rundown/shared';
 
 /**
- * The show runner's rules (CONTRACT §6), pure: a show's state + an action + the playable order +
+ * The show runner's rules (docs/api-decisions.md#runner), pure: a show's state + an action + the playable order +
  * the clock give the next state, what the action caused and what must be timed. No I/O: the
  * service loads the state under its row lock, applies one of these, stores the result.
  */
@@ -58,7 +58,7 @@ export type Action =
 
 export type ActionKind = Action['kind'];
 
-/** How a play of a cue ended (recorded for timing reports, CONTRACT §10). */
+/** How a play of a cue ended (recorded for timing reports, docs/api-decisions.md#timing). */
 export type PlayEnd = 'next' | 'previous' | 'jump' | 'auto_advance' | 'scheduled' | 'end' | 'reset';
 
 export type SideEffect =
@@ -272,7 +272,7 @@ class Transition {
       }
       case 'next':
       case 'previous': {
-        // CONTRACT §6: next/previous only move a running (or paused) show.
+        // docs/api-decisions.md#runner: next/previous only move a running (or paused) show.
         if (!running || !s.active) throw new AppError('runner.not_running');
         const cue = this.order.neighbour(s.active.cue_id, action.kind === 'next' ? 1 : -1, s.playable_ids);
         if (!cue) throw new AppError(action.kind === 'next' ? 'runner.no_next_cue' : 'runner.no_previous_cue');
@@ -289,6 +289,12 @@ class Transition {
       case 'adjust': {
         if (!running || !s.active) throw new AppError('runner.not_running');
         const duration = Math.max(0, s.active.duration_ms + action.delta_ms);
+        if (duration > limits.durationMsMax) {
+          throw new AppError('bad_request', {
+            detail: `A live duration may grow to at most ${limits.durationMsMax} ms (7 days); this adjustment would make it ${duration} ms.`,
+            details: { issues: [{ path: ['delta_ms'], message: `would make the live duration ${duration} ms, over ${limits.durationMsMax}`, code: 'custom' }], limit: limits.durationMsMax, received: duration },
+          });
+        }
         this.effects.push({ type: 'runner.retimed', rundown_id: this.rundownId, cue_id: s.active.cue_id, duration_ms: duration, delta_ms: duration - s.active.duration_ms });
         return { ...s, active: { ...s.active, duration_ms: duration } };
       }

@@ -4,7 +4,7 @@ import { isAppError } from '@rundown/shared';
 import { deadlineOf, PlayableOrder, preShow, transition, type Action, type OrderedCue, type ShowState } from './show.js';
 import { applyPlayChange, playChange, report, timing, type Play } from './timing.js';
 
-// Invariants of timing (CONTRACT §10) over random shows driven through the runner's own rules.
+// Invariants of timing (docs/api-decisions.md#timing) over random shows driven through the runner's own rules.
 const T = 1_764_000_000_000;
 
 const cueArb = fc.record({

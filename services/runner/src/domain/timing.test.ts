@@ -3,7 +3,7 @@ import { PlayableOrder, preShow, transition, type Action, type ActiveTimer, type
 import { applyPlayChange, plan, playChange, report, timing, type Play, type TimingInput } from './timing.js';
 import { cue } from './cues.fixture.js';
 
-// Hand-computed cases, one per rule of CONTRACT §10. Times are offsets from T.
+// Hand-computed cases, one per rule of docs/api-decisions.md#timing. Times are offsets from T.
 const T = 1_764_000_000_000;
 
 

@@ -1,7 +1,7 @@
 import { placeActive, type ActiveTimer, type OrderedCue, type Outcome, type Phase, type PlayableOrder, type PlayEnd, type ShowState } from './show.js';
 
 /**
- * Timing against the plan (CONTRACT §10), pure: the plan of a rundown, the actual times of its
+ * Timing against the plan (docs/api-decisions.md#timing), pure: the plan of a rundown, the actual times of its
  * plays, the projection from the runner's state at one instant, and the post-show report. No I/O:
  * the runner service reads the order, the show row and the plays in one snapshot and calls these.
  */
@@ -124,7 +124,7 @@ interface Entry {
 const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
 
 /**
- * Timing at `now` (CONTRACT §10). One entry per playable cue in show order; a cue that stopped
+ * Timing at `now` (docs/api-decisions.md#timing). One entry per playable cue in show order; a cue that stopped
  * playing while on air (deleted, skipped, converted) keeps its place as the active cue, unplanned.
  *
  * - done (before the active cue; every cue once the show ended): its latest play's actual times,
@@ -274,7 +274,7 @@ export interface Report {
 }
 
 /**
- * The post-show report (CONTRACT §10): one row per play, playable cues in show order (a cue played
+ * The post-show report (docs/api-decisions.md#timing): one row per play, playable cues in show order (a cue played
  * twice has two rows, in the order they played; one never played has one row without actual
  * times), then the plays of cues that no longer play (deleted, skipped since) in the order they
  * played; plus totals. During the show the open play counts up to `now`.

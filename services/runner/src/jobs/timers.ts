@@ -65,7 +65,8 @@ export class BullTimers implements Timers {
     private readonly prefix = 'bull',
   ) {
     // BullMQ needs retries without limit on its connections (it blocks on one of them).
-    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    // Named, so that CLIENT LIST shows whose connections these are.
+    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: `${prefix}-timers` });
     this.redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error (timers)'));
     this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix });
     this.markerKey = `${prefix}:${QUEUE_NAME}:marker`;
@@ -141,6 +142,23 @@ export class BullTimers implements Timers {
     this.worker.on('error', (err) => this.logger.warn({ err: err.message }, 'timer worker error'));
     await this.worker.waitUntilReady();
     await this.rearm();
+  }
+
+  /**
+   * `restore` runs each time the connection is ready again after it was lost: a Redis that restarted
+   * or failed over may have lost jobs placed just before (a write not yet persisted or replicated),
+   * and a commit made meanwhile could not place its own. Placing a job that exists changes nothing.
+   */
+  onReconnect(restore: () => Promise<void>): void {
+    let lost = false;
+    this.redis.on('close', () => {
+      lost = true;
+    });
+    this.redis.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      restore().catch((err: Error) => this.logger.warn({ err: err.message }, 'placing the shows\' jobs again after a reconnect failed'));
+    });
   }
 
   async replace(previous: JobSpec[], next: JobSpec[]): Promise<void> {

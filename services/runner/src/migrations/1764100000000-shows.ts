@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The runner's state per rundown (one row, the source of truth, locked by every transition) and
- * every play of a cue (start, end, how it ended), which timing reports read (CONTRACT §10); the
+ * every play of a cue (start, end, how it ended), which timing reports read (docs/api-decisions.md#timing); the
  * transactional outbox of its `status` events.
  */
 export class Shows1764100000000 implements MigrationInterface {

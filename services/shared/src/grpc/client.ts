@@ -1,4 +1,4 @@
-import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream, type Metadata } from '@grpc/grpc-js';
+import { credentials, Client, status as GrpcStatus, type ChannelOptions, type ClientReadableStream, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import type { CallerContext } from './context.js';
 import { fromGrpcError } from './errors.js';
 import { internalServiceConfig } from './retry-policy.js';
@@ -94,6 +94,21 @@ function waitingForReady(metadata: Metadata): Metadata {
 }
 
 /**
+ * A call the server refused (HTTP/2 REFUSED_STREAM: no handler saw it, RFC 9113 §8.7.1) is sent
+ * again, whatever its method, writes included, within its deadline. grpc-js sends a refused call
+ * again once, but a server ageing a connection out (GRPC_MAX_CONNECTION_AGE_MS) sends its two GOAWAYs
+ * in one go, so every call racing them is refused, and the one retry can race another replica's.
+ * grpc-js reports exactly this case with these details; test/integration/grpc-scale-out.test.ts
+ * fails if it stops doing so.
+ */
+const REFUSED_DETAILS = 'Stream refused by server';
+const MAX_REFUSED_ATTEMPTS = 5;
+
+function wasRefused(err: ServiceError): boolean {
+  return err.code === GrpcStatus.UNAVAILABLE && err.details === REFUSED_DETAILS;
+}
+
+/**
  * A client of one service for one principal: `signer` (from `ContextKeys.signer(principal)`)
  * signs the caller context of every call for that call's method.
  */
@@ -106,7 +121,7 @@ export function createClient<Def extends object>(
     'grpc.keepalive_time_ms': 30_000,
     // How much an answer may send before this client acknowledges it (HTTP/2 flow control): the
     // default 64 KB made a 450 KB answer (a 500-cell bulk's cells) wait for several window updates,
-    // each a wake-up of both processes (a 300 KB call answered with 450 KB: p50 2.1-2.6 -> 1.4-1.6 ms).
+    // each a wake-up of both processes, about a third of such a call's time.
     'grpc-node.flow_control_window': ANSWER_WINDOW_BYTES,
     // round_robin over every address the target names (a comma list, or every pod behind a headless
     // Service's DNS name) and retries of the retry-safe methods: see retry-policy.ts.
@@ -140,18 +155,26 @@ export function createClient<Def extends object>(
               ),
             call.signal,
           )
-      : (request: unknown, ctx: CallerContext) =>
-          new Promise((resolve, reject) => {
-            client.makeUnaryRequest(
-              method.path,
-              method.requestSerialize,
-              method.responseDeserialize,
-              request,
-              waitingForReady(options.signer(ctx, method.path)),
-              { deadline: Date.now() + deadlineMs },
-              (err, response) => (err ? reject(fromGrpcError(err)) : resolve(response)),
-            );
-          });
+      : (request: unknown, ctx: CallerContext) => {
+          const deadline = Date.now() + deadlineMs;
+          const attempt = (n: number): Promise<unknown> =>
+            new Promise((resolve, reject) => {
+              client.makeUnaryRequest(
+                method.path,
+                method.requestSerialize,
+                method.responseDeserialize,
+                request,
+                waitingForReady(options.signer(ctx, method.path)),
+                { deadline },
+                (err, response) => {
+                  if (!err) resolve(response);
+                  else if (wasRefused(err) && n < MAX_REFUSED_ATTEMPTS && Date.now() < deadline) resolve(attempt(n + 1));
+                  else reject(fromGrpcError(err));
+                },
+              );
+            });
+          return attempt(1);
+        };
   }
   return methods as PromiseClient<Def>;
 }

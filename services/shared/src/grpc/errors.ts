@@ -1,5 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { AppError, type ErrorDetails } from '../errors/app-error.js';
+import { boundDetails, boundText } from '../errors/bounded.js';
 import { isErrorCode } from '../errors/catalogue.js';
 
 /**
@@ -27,12 +28,18 @@ interface WireProblem {
   details?: ErrorDetails;
 }
 
+/**
+ * The status and trailers of a catalogue error, its detail and details bounded (errors/bounded.ts):
+ * whatever the error echoes of the request, its trailers fit in what HTTP/2 sends as one header
+ * block, so no answer can take the connection (and the other calls on it) down.
+ */
 export function toGrpcStatus(error: AppError): Partial<StatusObject> {
   const metadata = new Metadata();
-  const problem: WireProblem = { code: error.code, detail: error.detail };
-  if (error.details) problem.details = error.details;
+  const detail = boundText(error.detail);
+  const problem: WireProblem = { code: error.code, detail };
+  if (error.details) problem.details = boundDetails(error.details);
   metadata.set(PROBLEM_KEY, Buffer.from(JSON.stringify(problem)));
-  return { code: grpcCodeByHttpStatus[error.status] ?? GrpcStatus.INTERNAL, details: error.detail, metadata };
+  return { code: grpcCodeByHttpStatus[error.status] ?? GrpcStatus.INTERNAL, details: detail, metadata };
 }
 
 function isServiceError(error: unknown): error is ServiceError {

@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 
 export { Event, Kind };
 
-/** The payload cases of an event (the SSE event names of CONTRACT §7, `status` included). */
+/** The payload cases of an event (the SSE event names of docs/api-decisions.md#events, `status` included). */
 export type EventPayload = NonNullable<Event['payload']>;
 
 const kindOf: Record<EventPayload['$case'], Kind> = {

@@ -17,7 +17,7 @@ export interface SqlStatement {
   params: unknown[];
 }
 
-/** How long and how much each rundown's stream keeps (CONTRACT §7 needs >= 5 min or 1,000 events). */
+/** How long and how much each rundown's stream keeps (docs/api-decisions.md#events needs >= 5 min or 1,000 events). */
 export interface RetentionOptions {
   /** Entries kept per rundown regardless of age (default 10,000). */
   maxLength: number;

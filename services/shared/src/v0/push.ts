@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cueTypeNames, rundownStatusNames } from '../proto-enums.js';
 
 /**
- * The v0 push channel's records and events (CONTRACT §8, the specification's Events table), as
+ * The v0 push channel's records and events (docs/api-decisions.md#v0, the specification's Events table), as
  * schemas: the realtime service's types are inferred from them and the gateway's AsyncAPI document
  * describes the channel from them, so the two cannot drift apart.
  */

@@ -40,7 +40,7 @@ const processTag = Math.random().toString(36).slice(2, 10);
 let nonce = 0;
 
 /**
- * The v0 budget (CONTRACT §8, the limits table): 60 per minute per team on a sliding window,
+ * The v0 budget (docs/api-decisions.md#v0, the limits table): 60 per minute per team on a sliding window,
  * shared by the gateway's v0 HTTP requests and the realtime service's socket connections (one
  * key per team, `rl:v0:<team>`). rate-limiter-flexible has fixed windows only (and a bursty pair of
  * them), not a sliding one, hence this short script.

@@ -10,7 +10,7 @@ export interface V0Principal {
 }
 
 /**
- * Verifies v0 tokens (CONTRACT §8, §9) for the gateway's v0 HTTP and the realtime service: an HS256
+ * Verifies v0 tokens (docs/api-decisions.md#v0, #admin) for the gateway's v0 HTTP and the realtime service: an HS256
  * MAC under the v0 secret (a v1 token, ES256, fails the algorithm allow-list; a v0 token fails v1's
  * the same way), issuer `rundown-auth-v0`, then one Redis read: the token must still be its team's
  * current v0 token (issuing a new one replaces it). Fails closed when Redis cannot answer.

@@ -58,7 +58,7 @@ const mintToken = z
 
 const cueLock = z.strictObject({ prevent_edits: z.boolean() });
 
-/** The admin surface of CONTRACT §9 (stands in for the dashboard); served only on the admin listener. */
+/** The admin surface of docs/api-decisions.md#admin (stands in for the dashboard); served only on the admin listener. */
 export function adminRoutes(clients: Clients, admin: AdminClients): RouteDef[] {
   return [
     defineRoute({

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '@rundown/shared';
 import { presentedToken } from './authenticate.js';
 
-const req = (headers: Record<string, string>, query: Record<string, unknown> = {}) => ({ headers, query }) as unknown as Request;
+const req = (headers: Record<string, string>, query: Record<string, unknown> = {}, rawHeaders = Object.entries(headers).flat()) =>
+  ({ headers, query, rawHeaders }) as unknown as Request;
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -26,6 +27,14 @@ describe('presentedToken', () => {
     for (const value of ['Basic abc', 'Bearer', 'Bearer ', 'abc', 'Token abc', 'Bearer a b']) {
       expect(codeOf(() => presentedToken(req({ authorization: value }), 'bearer')), value).toBe('auth.malformed_authorization');
     }
+  });
+
+  it('refuses more than one Authorization header, even two copies of one token, rather than pick one', () => {
+    const two = ['Authorization', 'Bearer abc', 'authorization', 'Bearer abc'];
+    for (const mode of ['bearer', 'control'] as const) {
+      expect(codeOf(() => presentedToken(req({ authorization: 'Bearer abc' }, {}, two), mode))).toBe('auth.malformed_authorization');
+    }
+    expect(presentedToken(req({ authorization: 'Bearer abc' }, {}, ['AUTHORIZATION', 'Bearer abc', 'X-Authorization', 'x']), 'bearer')).toBe('abc');
   });
 
   it('does not fall back to the query token when the header is malformed, even on the control surface', () => {

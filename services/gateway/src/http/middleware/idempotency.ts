@@ -6,7 +6,7 @@ import { WRITE_METHODS, type Method } from '../route.js';
 /** The headers a replay repeats (besides status and body); X-Request-Id keeps body and header equal. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'x-request-id'] as const;
 
-/** 2xx and 4xx answers are kept; 5xx are not, so a retry with the same key runs again (CONTRACT §5). */
+/** 2xx and 4xx answers are kept; 5xx are not, so a retry with the same key runs again (docs/api-decisions.md#idempotency). */
 export const cacheable = (status: number) => status >= 200 && status < 500;
 
 function replay(res: Response, stored: StoredResponse): void {

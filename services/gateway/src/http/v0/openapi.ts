@@ -82,7 +82,7 @@ function errorResponse(codes: ErrorCode[], urls: PublicUrls): Schema {
 }
 
 /**
- * The deprecated v0 HTTP API (CONTRACT §8) as an OpenAPI 3.1 document: its operations from the
+ * The deprecated v0 HTTP API (docs/api-decisions.md#v0) as an OpenAPI 3.1 document: its operations from the
  * router's tables, each with the domain errors of the v1 route it maps onto plus the edge's.
  */
 export function v0OpenApiDocument(v1Routes: RouteDef[], urls: PublicUrls): Schema {

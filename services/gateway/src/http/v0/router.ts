@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { AppError, knownErrorOf, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
+import { AppError, couldBeId, knownErrorOf, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
 import type { ActRequest } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { Clients } from '../../edge/clients.js';
 import type { RateLimiter } from '../../edge/rate-limiter.js';
@@ -20,7 +20,7 @@ export interface V0Options {
   logger: Logger;
 }
 
-/** The v0 error body (CONTRACT §8): `{ ok: false, error, code }` with the v1 code. */
+/** The v0 error body (docs/api-decisions.md#v0): `{ ok: false, error, code }` with the v1 code. */
 function sendError(res: Response, error: unknown, logger: Logger): void {
   const e = knownErrorOf(error) ?? new AppError('internal.unhandled');
   if (e.code === 'internal.unhandled') logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled v0 error');
@@ -35,7 +35,7 @@ function sendError(res: Response, error: unknown, logger: Logger): void {
 
 export const amountQuery = z.coerce.number().int().positive().max(604_800_000);
 
-/** The v0 surface (CONTRACT §8) as data: the router below and the v0 OpenAPI document (./openapi.ts) both read these. */
+/** The v0 surface (docs/api-decisions.md#v0) as data: the router below and the v0 OpenAPI document (./openapi.ts) both read these. */
 export const V0_ACTIONS = ['start', 'pause', 'next', 'previous', 'end'] as const;
 export const V0_ADJUSTMENTS = [
   ['add', 1],
@@ -50,7 +50,7 @@ export const V0_VISIBILITY = [
 type Handler = (ctx: { id: string; req: Request; res: Response; caller: CallerContext }) => Promise<void>;
 
 /**
- * The deprecated v0 HTTP API under `/api-v0/rundown` (CONTRACT §8), frozen: each request is
+ * The deprecated v0 HTTP API under `/api-v0/rundown` (docs/api-decisions.md#v0), frozen: each request is
  * authenticated (v0 tokens only), counted against the team's sliding 60/min budget (headers on
  * every answer), then mapped onto the runner and the output message exactly as v1 does.
  */
@@ -99,7 +99,10 @@ export function v0Router(options: V0Options): Router {
       // A v0 token speaks for its whole team; show control and the output message need EDIT at most.
       const caller: CallerContext = { requestId: res.locals.requestId as string, teamId: principal.teamId, role: 'EDIT', tokenId: principal.tokenId };
       try {
-        await handler({ id: String(req.params.id), req, res, caller });
+        const id = String(req.params.id);
+        // An id that could never be one is not found here; it never travels to a service.
+        if (!couldBeId(id)) throw new AppError('rundowns.not_found');
+        await handler({ id, req, res, caller });
       } catch (error) {
         sendError(res, error, logger);
       }

@@ -26,7 +26,7 @@ function parseUpstreams(value: string): Upstream[] {
 }
 
 /**
- * The v0 push channel on the public port (CONTRACT §0: one origin), proxied to the realtime
+ * The v0 push channel on the public port (docs/api-decisions.md#addresses: one origin), proxied to the realtime
  * service over HTTP long-polling and WebSocket upgrades, as the chart's ingress routes it. With
  * several replicas a session must stay on the one that holds it (sticky): its id names the replica
  * (`<node id>.<random>`), so a request with `sid` goes there; a new session goes to the next

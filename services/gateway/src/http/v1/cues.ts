@@ -9,7 +9,8 @@ import { cueJson, sideEffectsJson } from './records.js';
 import { includeList } from './schemas/rundowns.js';
 import {
   bulkCuesBody,
-  cueBody,
+  createCueBody,
+  patchCueBody,
   cueItems,
   cueList,
   cueRecord,
@@ -76,7 +77,7 @@ function bulkItemMessage({ id, ...fields }: BulkItemBody, newId: string | undefi
 
 const writeErrors = ['rundowns.not_found', 'cues.not_found', 'cues.prevent_edits'] as const;
 
-/** `?include=cells` (CONTRACT §1); other parameters are ignored, as before. */
+/** `?include=cells` (docs/api-decisions.md#envelope); other parameters are ignored, as before. */
 const cueListQuery = z.object({ include: includeList(['cells']).optional() });
 const positionErrors = ['cues.invalid_position', 'cues.position_target_not_found'] as const;
 const typeErrors = ['cues.invalid_type_conversion', 'cues.group_not_empty'] as const;
@@ -111,7 +112,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       tag: 'Cues',
       auth: 'bearer',
       role: 'EDIT',
-      body: cueBody,
+      body: createCueBody,
       // Every field has a default, so a bodyless POST creates an empty cue at the end.
       bodyOptional: true,
       bodyError: 'cues.invalid_payload',
@@ -149,7 +150,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       tag: 'Cues',
       auth: 'bearer',
       role: 'EDIT',
-      body: cueBody,
+      body: patchCueBody,
       bodyError: 'cues.invalid_payload',
       emptyPatch: 'cues.empty_patch',
       errors: [...writeErrors, ...positionErrors, ...typeErrors],

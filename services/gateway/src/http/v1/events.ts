@@ -4,7 +4,7 @@ import { presentedToken } from '../middleware/authenticate.js';
 import { defineRoute, type RouteDef } from '../route.js';
 
 const description = [
-  'Server-sent events (CONTRACT §7). Frames: `ready` { rundown_id, events, server_time } then a `status` snapshot;',
+  'Server-sent events. Frames: `ready` { rundown_id, events, server_time } then a `status` snapshot;',
   '`status` (the status object) on every runner change and deadline; `rundown`, `cue`, `column` { change, id, <record>? (`:fat`) };',
   '`cell` { change, cue_id, column_id, cell }; `mention`, `text_variable`, `output_message` with their record;',
   '`timing` (only with `events=timing`; after `status` in the opening snapshot) the timing object of `GET /rundowns/{id}/timing`, on every runner change and every edit that changes the plan;',

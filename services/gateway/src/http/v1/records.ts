@@ -8,7 +8,7 @@ import { RundownField, type SideEffect } from '@rundown/shared/proto/rundown/run
 import type { TextVariable } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 
 /**
- * Proto messages → the JSON records of CONTRACT §2 (nulls explicit, empty children omitted): the one
+ * Proto messages → the JSON records of docs/api-decisions.md#records (nulls explicit, empty children omitted): the one
  * mapping per resource in the gateway. Nothing is decided here: every value comes from the service.
  */
 function cueOrder(nodes: CueOrderNode[]): { id: string; children?: { id: string }[] }[] {
@@ -36,7 +36,7 @@ export function cueJson(c: Cue) {
   };
 }
 
-/** Audit stamps are ISO 8601 strings in JSON (CONTRACT §1); a record always carries them. */
+/** Audit stamps are ISO 8601 strings in JSON (docs/api-decisions.md#envelope); a record always carries them. */
 export const iso = (at: Date | undefined) => at!.toISOString();
 
 const rundownFieldNames: Record<number, string> = {
@@ -44,7 +44,7 @@ const rundownFieldNames: Record<number, string> = {
   [RundownField.RUNDOWN_FIELD_END_TIME]: 'end_time',
 };
 
-/** A side effect as `meta.side_effects` lists it (CONTRACT §1): `{ type, ... }`. */
+/** A side effect as `meta.side_effects` lists it (docs/api-decisions.md#envelope): `{ type, ... }`. */
 export function sideEffectJson({ effect }: SideEffect): { type: string; [key: string]: unknown } {
   switch (effect?.$case) {
     case 'rundown_changed': {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { AppError, roleAtLeast, setHttpRoute } from '@rundown/shared';
+import { AppError, couldBeId, limits, roleAtLeast, setHttpRoute, type ErrorCode } from '@rundown/shared';
 import { callerOf, type Principal } from '../../edge/authenticator.js';
 import { idempotentId } from '../../edge/idempotency.js';
 import { sendData } from '../envelope.js';
@@ -35,6 +35,70 @@ function nulPaths(value: unknown, path: (string | number)[] = [], found: (string
   return found;
 }
 
+/**
+ * What a path parameter that could never name anything answers, by the parameter's name in the
+ * table (`{cue_id}`): the resource's not-found; a text-variable key, the invalid key it is (as the
+ * rundown service answers a key outside its characters).
+ */
+const malformedByParam: Readonly<Record<string, ErrorCode>> = {
+  id: 'rundowns.not_found',
+  cue_id: 'cues.not_found',
+  column_id: 'columns.not_found',
+  mention_id: 'mentions.not_found',
+  key: 'text_variables.invalid_payload',
+};
+
+/**
+ * A path parameter that could never be an id or a key (longer than any we issue or accept, or
+ * holding a control character such as U+0000) is that resource's not-found (docs/api-decisions.md#envelope), answered
+ * here: it never travels to a service, a query or an error's echo. The route's own code when the
+ * route answers it, else `not_found`.
+ */
+export function malformedParam(params: Record<string, string>, route: Pick<RouteDef, 'errors'>): AppError | undefined {
+  for (const name in params) {
+    const value = params[name]!;
+    if (couldBeId(value)) continue;
+    const code = malformedByParam[name];
+    return new AppError(code && route.errors?.includes(code) ? code : 'not_found', {
+      detail: `The path's ${name} is longer than any (at most ${limits.idChars} characters) or holds a control character.`,
+    });
+  }
+  return undefined;
+}
+
+/** The `forbidden` error of a token whose role is below the route's, or undefined when it may call it. */
+export function roleRefusal(route: Pick<RouteDef, 'role'>, principal: Pick<Principal, 'role'>): AppError | undefined {
+  if (!route.role || roleAtLeast(principal.role, route.role)) return undefined;
+  return new AppError('forbidden', { detail: `This operation needs the ${route.role} role; the token has ${principal.role}.` });
+}
+
+/**
+ * A request's body and query as the route declares them, parsed; a failure is the route's own code
+ * (an empty PATCH, a missing or invalid body, NUL in a string, a bad query). Every adapter of the
+ * route table (this router, the MCP tools) validates through here.
+ */
+export function validatedInput(route: RouteDef, rawBody: unknown, rawQuery: object): { body: unknown; query: unknown } {
+  let body = rawBody;
+  if (route.emptyPatch && (body === undefined || body === null || isEmptyObject(body))) throw new AppError(route.emptyPatch);
+  if (route.body) {
+    const code = route.bodyError ?? 'bad_request';
+    if (body === undefined && !route.bodyOptional) {
+      throw AppError.validation(code, [{ path: [], message: 'A JSON body is required.', code: 'invalid_type' }]);
+    }
+    // A text body (route.textBody) is the handler's to parse and judge.
+    if (!(route.textBody && typeof body === 'string')) {
+      // PostgreSQL text cannot hold U+0000; refuse it here as the invalid input it is.
+      const nul = nulPaths(body);
+      if (nul.length) {
+        throw AppError.validation(code, nul.map((path) => ({ path, message: 'Must not contain the NUL character (U+0000).', code: 'invalid_string' })));
+      }
+      body = parseOrThrow(route.body, body === undefined ? {} : body, code);
+    }
+  }
+  const query = route.query ? parseOrThrow(route.query, { ...rawQuery }, route.queryError ?? 'bad_request') : {};
+  return { body, query };
+}
+
 /** Establishes who is calling a route (a v1 token, or the admin secret on the admin listener). */
 export type Authenticate = (req: Request, route: RouteDef) => Promise<Principal>;
 
@@ -45,9 +109,9 @@ export type Authenticate = (req: Request, route: RouteDef) => Promise<Principal>
  *
  * One app-level middleware for every path under the prefix, matched by find-my-way (a radix tree
  * compiled once from the table) instead of Express's routing: the prefix mount, a router per group
- * and a route layer ran Express's layer machinery three times per request (router, express, parseurl
- * and path-to-regexp were 12% of the gateway's CPU on GET /status, 8% after: the app's own router
- * stays; 207 -> 195 µs per request). It answers as a table-ordered Express router did (router.test.ts
+ * and a route layer would run Express's layer machinery three times per request (router, express,
+ * parseurl and path-to-regexp are then about a tenth of the gateway's CPU on GET /status; only the
+ * app's own router stays in front of this one). It answers as a table-ordered Express router did (router.test.ts
  * checks it over the real tables): one trailing slash allowed, case-sensitive below the prefix, HEAD
  * by the GET route, parameters decoded with decodeURIComponent, anything unmatched passed on.
  */
@@ -70,12 +134,9 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
       try {
         const principal = await authenticate(req, route);
         res.locals.principal = principal;
-        if (route.role && !roleAtLeast(principal.role, route.role)) {
-          // Still counted against the team's budget by the hooks; sent after them.
-          res.locals.authError = new AppError('forbidden', {
-            detail: `This operation needs the ${route.role} role; the token has ${principal.role}.`,
-          });
-        }
+        // Still counted against the team's budget by the hooks; sent after them.
+        const refused = roleRefusal(route, principal);
+        if (refused) res.locals.authError = refused;
         next();
       } catch (error) {
         res.locals.authError = error;
@@ -85,26 +146,11 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
     };
     const handle = async (req: Request, res: Response) => {
       if (res.locals.authError) throw res.locals.authError;
+      const malformed = malformedParam(req.params as Record<string, string>, route);
+      if (malformed) throw malformed;
       if (res.locals.bodyError) throw res.locals.bodyError;
       const principal = res.locals.principal as Principal;
-      let body: unknown = res.locals.body;
-      if (route.emptyPatch && (body === undefined || body === null || isEmptyObject(body))) throw new AppError(route.emptyPatch);
-      if (route.body) {
-        const code = route.bodyError ?? 'bad_request';
-        if (body === undefined && !route.bodyOptional) {
-          throw AppError.validation(code, [{ path: [], message: 'A JSON body is required.', code: 'invalid_type' }]);
-        }
-        // A text body (route.textBody) is the handler's to parse and judge.
-        if (!(route.textBody && typeof body === 'string')) {
-          // PostgreSQL text cannot hold U+0000; refuse it here as the invalid input it is.
-          const nul = nulPaths(body);
-          if (nul.length) {
-            throw AppError.validation(code, nul.map((path) => ({ path, message: 'Must not contain the NUL character (U+0000).', code: 'invalid_string' })));
-          }
-          body = parseOrThrow(route.body, body === undefined ? {} : body, code);
-        }
-      }
-      const query = route.query ? parseOrThrow(route.query, { ...req.query }, route.queryError ?? 'bad_request') : {};
+      const { body, query } = validatedInput(route, res.locals.body, req.query);
       const reply = await route.handler({
         params: req.params as Record<string, string>,
         body,

@@ -9,7 +9,7 @@ import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusReco
 
 type PhaseName = (typeof runnerPhaseNames.names)[number];
 
-/** The status object of CONTRACT §6, as every display reads it. */
+/** The status object of docs/api-decisions.md#runner, as every display reads it. */
 export interface StatusJson {
   server_time: number;
   state: 'running' | 'paused' | 'stopped';
@@ -46,7 +46,7 @@ export function statusJson(s: Status, serverTime = s.server_time): StatusJson {
 }
 
 /**
- * The countdown of the active cue (CONTRACT §3): remaining = started_at + duration_ms - (paused_at ??
+ * The countdown of the active cue (docs/api-decisions.md#runner): remaining = started_at + duration_ms - (paused_at ??
  * now); its parts are whole seconds rounded up, `+` when over time; formatted "04:59", "+00:12",
  * "1:02:03" (whole days fold into the hours).
  */

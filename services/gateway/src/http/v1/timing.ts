@@ -9,7 +9,7 @@ import { reportListRecord, reportRecord, timingRecord, type ReportJson, type Tim
 
 const orNull = (v: number | undefined): number | null => v ?? null;
 
-/** The timing object of CONTRACT §10 (also the `data` of the SSE `timing` frame). */
+/** The timing object of docs/api-decisions.md#timing (also the `data` of the SSE `timing` frame). */
 export function timingJson(t: Timing): TimingJson {
   return {
     server_time: t.server_time,
@@ -129,7 +129,7 @@ const csvAlternative = {
     '), one `play` row per play and a final `total` row; times ISO 8601 in the rundown’s timezone.',
 };
 
-/** Timing against the plan and the post-show report (CONTRACT §10). Mapping only. */
+/** Timing against the plan and the post-show report (docs/api-decisions.md#timing). Mapping only. */
 export function timingRoutes(clients: Clients): RouteDef[] {
   const report = async (req: Request, res: Response, data: Report) => {
     res.vary('Accept');

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { bulkItems, pageLimit, single } from './common.js';
+import { bulkItems, idRef, pageLimit, single } from './common.js';
 
 /** Characters as the specification counts them (code points, so an emoji is one). */
-const cellText = z
+export const cellText = z
   .string()
   .refine((v) => v.length <= limits.cellContentChars || [...v].length <= limits.cellContentChars, {
     message: `At most ${limits.cellContentChars} characters.`,
   })
   .meta({ maxLength: limits.cellContentChars });
 
-const coordinate = { cue_id: z.string().min(1), column_id: z.string().min(1) };
+const coordinate = { cue_id: idRef, column_id: idRef };
 
 /** A cell write: the coordinate plus exactly one of `content` (plain text) or `content_html`. */
 export const cellWrite = z
@@ -20,7 +20,11 @@ export const cellWrite = z
       ctx.addIssue({ code: 'custom', path: ['content'], message: 'Give exactly one of content and content_html.' });
     }
   })
-  .meta({ examples: [{ cue_id: 'cue_01HZX3K2', column_id: 'col_01HZX3A1', content_html: '<p>Good <b>evening</b>.</p>' }] });
+  .meta({
+    // The rule above, as JSON Schema: one of the two members, not both, not neither.
+    oneOf: [{ required: ['content'] }, { required: ['content_html'] }],
+    examples: [{ cue_id: 'cue_01HZX3K2', column_id: 'col_01HZX3A1', content_html: '<p>Good <b>evening</b>.</p>' }],
+  });
 export type CellWriteBody = z.infer<typeof cellWrite>;
 
 export const bulkCellsBody = z
@@ -29,7 +33,7 @@ export const bulkCellsBody = z
 
 
 /**
- * The cells query (CONTRACT §3): `cue_id` + `column_id` is one coordinate, either alone a row or a
+ * The cells query (docs/api-decisions.md#endpoints): `cue_id` + `column_id` is one coordinate, either alone a row or a
  * column, neither the whole rundown. A parameter given twice or empty, or an unknown one, is
  * `cells.invalid_query`.
  */

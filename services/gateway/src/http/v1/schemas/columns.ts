@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import { columnTypeNames, limits } from '@rundown/shared';
+import { idRef, notBlank } from './common.js';
 
 export const columnTypes = columnTypeNames.names;
 
-const columnName = z.string().trim().min(1).max(limits.columnNameChars);
-const columnId = z.string().min(1);
+const columnName = z.string().trim().min(1).max(limits.columnNameChars).meta(notBlank);
+const columnId = idRef;
 
 const position = { before_column_id: columnId.optional(), after_column_id: columnId.optional() };
 
 type Positioned = { before_column_id?: string | undefined; after_column_id?: string | undefined };
+
+/** The rule below as JSON Schema, for the OpenAPI document. */
+const atMostOnePositionSchema = { not: { required: ['before_column_id', 'after_column_id'] } };
 
 /** At most one of before_column_id / after_column_id; neither appends (create) or keeps the place (PATCH). */
 const atMostOnePosition = (body: Positioned, ctx: z.RefinementCtx) => {
@@ -23,13 +27,14 @@ const textOnly = z.literal('text', { error: 'The API creates text columns only; 
 export const createColumnBody = z
   .strictObject({ name: columnName, type: textOnly.optional(), ...position })
   .superRefine(atMostOnePosition)
-  .meta({ examples: [{ name: 'Graphics', after_column_id: 'col_01HZX3A1' }] });
+  .meta({ ...atMostOnePositionSchema, examples: [{ name: 'Graphics', after_column_id: 'col_01HZX3A1' }] });
 
 /** `name` is required on a PATCH (a body without it is `columns.empty_patch`). */
 export const patchColumnBody = z
   .strictObject({ name: columnName.optional(), ...position })
   .superRefine(atMostOnePosition)
-  .meta({ examples: [{ name: 'Lower thirds' }] });
+  // Stated for the OpenAPI document; the router answers its absence with columns.empty_patch (422).
+  .meta({ ...atMostOnePositionSchema, required: ['name'], examples: [{ name: 'Lower thirds' }] });
 
 export const reorderColumnsBody = z.strictObject({ column_ids: z.array(columnId) }).meta({ examples: [{ column_ids: ['col_01HZX3A2', 'col_01HZX3A1'] }] });
 

@@ -10,6 +10,12 @@ export const single = <T extends z.ZodType<unknown, string>>(schema: T) => {
   return z.string({ error: 'must be given once, as a string' }).pipe(schema).meta(input);
 };
 
+/**
+ * An id a client sends in a body (a reference, or a cue's chosen id): no longer than any id we
+ * issue, so an echo of it stays small and garbage never travels inward (a 400 of the route's resource).
+ */
+export const idRef = z.string().min(1).max(limits.idChars, `Longer than any id (at most ${limits.idChars} characters).`);
+
 /** `?limit=` of a paginated list: digits read as a whole number in the page range (and documented as that integer). */
 export const pageLimit = z
   .string()
@@ -32,9 +38,31 @@ export function canonicalTimeZone(value: string): string | undefined {
   }
 }
 
+/**
+ * The OpenAPI extension naming a rule on a body that JSON Schema cannot state (a comparison between
+ * members, a comparison after trimming): the rest of the document is exact.
+ */
+export const UNSTATED_RULE = 'x-unstated-rule';
+
+/**
+ * A text that `.trim()` must leave non-empty, as JSON Schema states it (zod's JSON Schema shows the
+ * length bounds only): at least one non-space character (JavaScript's \s is what trim removes).
+ */
+export const notBlank = { pattern: '\\S' };
+
+/**
+ * The OpenAPI format of a time zone: an IANA name the service's time zone database knows (the list
+ * depends on the runtime's ICU, so the document names the rule rather than listing the names).
+ */
+export const TIME_ZONE_FORMAT = 'iana-time-zone';
+
 export const timezone = z
   .string()
   .max(64)
+  .meta({
+    format: TIME_ZONE_FORMAT,
+    description: 'An IANA time zone name, e.g. "Europe/Berlin" (an alias such as "US/Eastern" is answered by its canonical name).',
+  })
   .transform((value, ctx) => {
     const zone = canonicalTimeZone(value);
     if (!zone) {

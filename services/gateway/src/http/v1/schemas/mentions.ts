@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { bulkItems, color } from './common.js';
+import { bulkItems, color, idRef, notBlank } from './common.js';
 
-const name = z.string().trim().min(1).max(limits.mentionNameChars);
+const name = z.string().trim().min(1).max(limits.mentionNameChars).meta(notBlank);
 const optionalFields = {
   /** Absent keeps the colour (a new mention is white, #ffffff); a mention always has one, so null is refused. */
   color: color.optional(),
@@ -15,7 +15,7 @@ export const patchMentionBody = z.strictObject({ name: name.optional(), ...optio
 
 /** Upsert by id: an item with `id` changes that mention, one without creates a mention. */
 export const bulkMentionsBody = z.strictObject({
-  items: bulkItems(z.strictObject({ id: z.string().min(1).optional(), name, ...optionalFields }), 'mentions'),
+  items: bulkItems(z.strictObject({ id: idRef.optional(), name, ...optionalFields }), 'mentions'),
 }).meta({ examples: [{ items: [{ name: 'Ben (reporter)' }, { id: 'men_01HZX3C4', color: '#1a7f37', name: 'Anna' }] }] });
 
 export const mentionRecord = z.object({

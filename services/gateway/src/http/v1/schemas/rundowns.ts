@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
-import { epochMs, single, timezone } from './common.js';
+import { epochMs, notBlank, single, timezone, UNSTATED_RULE } from './common.js';
 import { newCue } from './cues.js';
 
 /** The names come with their proto enums (one table, services/shared/src/proto-enums.ts). */
@@ -20,16 +20,17 @@ export const settingsPatch = z.strictObject({
 });
 
 const columnInput = z.strictObject({
-  name: z.string().trim().min(1).max(limits.columnNameChars),
+  name: z.string().trim().min(1).max(limits.columnNameChars).meta(notBlank),
 });
 
 export const createRundownBody = z.strictObject({
-  title: z.string().trim().min(1).max(limits.rundownTitleChars),
+  title: z.string().trim().min(1).max(limits.rundownTitleChars).meta(notBlank),
   timezone: timezone.nullable().optional(),
   start_time: epochMs.nullable().optional(),
   status: z.enum(rundownStatuses).optional(),
   settings: settingsPatch.optional(),
-  columns: z.array(columnInput).optional(),
+  // Names are unique: JSON Schema states it of the names as given, the service of the trimmed names.
+  columns: z.array(columnInput).meta({ uniqueItems: true, [UNSTATED_RULE]: 'Column names are unique once trimmed.' }).optional(),
   // Cells, hierarchy rules and column-name uniqueness are the rundown service's, which reports them as issues.
   cues: z.array(newCue).optional(),
 }).meta({
@@ -54,7 +55,7 @@ export type CreateRundownBody = z.output<typeof createRundownBody>;
 const resetAllSettings = { cue_numbering: null, tod_display_format: null };
 
 export const patchRundownBody = z.strictObject({
-  title: z.string().trim().min(1).max(limits.rundownTitleChars).optional(),
+  title: z.string().trim().min(1).max(limits.rundownTitleChars).meta(notBlank).optional(),
   timezone: timezone.nullable().optional(),
   start_time: epochMs.nullable().optional(),
   status: z.enum(rundownStatuses).optional(),
@@ -99,7 +100,7 @@ export const includeList = <T extends string>(allowed: readonly [T, ...T[]]) =>
       .transform((names) => new Set(names)),
   );
 
-/** `?include=cues`, `cells` or `cues,cells` side-loads (CONTRACT §1). */
+/** `?include=cues`, `cells` or `cues,cells` side-loads (docs/api-decisions.md#envelope). */
 export const rundownReadQuery = z.strictObject({
   include: includeList(['cues', 'cells']).optional(),
 });

@@ -1,18 +1,22 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { idRef } from './common.js';
 
-/** Bodies of the show-control actions (CONTRACT §6); the bodyless ones take nothing (or `{}`). */
+/** Bodies of the show-control actions (docs/api-decisions.md#runner); the bodyless ones take nothing (or `{}`). */
 export const noActionBody = z.strictObject({});
 
-export const jumpBody = z.strictObject({ cue_id: z.string().min(1).max(64) }).meta({ examples: [{ cue_id: 'cue_01HZX3P4' }] });
+export const jumpBody = z.strictObject({ cue_id: idRef }).meta({ examples: [{ cue_id: 'cue_01HZX3P4' }] });
 
+/**
+ * Any non-zero whole number of ms (a safe integer): a negative one larger than the live duration
+ * leaves 0 (docs/api-decisions.md#runner); how far the live duration may grow is the runner's to say (`bad_request`
+ * naming `limits.durationMsMax`), as only it knows the duration.
+ */
 export const adjustDurationBody = z.strictObject({
   delta_ms: z
     .number()
     .int()
-    .min(-limits.durationMsMax)
-    .max(limits.durationMsMax)
-    .refine((v) => v !== 0, 'must be a non-zero integer (ms)'),
+    .refine((v) => v !== 0, 'must be a non-zero integer (ms)')
+    .meta({ not: { const: 0 } }),
 }).meta({ examples: [{ delta_ms: 30000 }, { delta_ms: -15000 }] });
 
 const activeCue = z.object({

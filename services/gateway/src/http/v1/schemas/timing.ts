@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cueTimingStateNames, playEndNames, runnerPhaseNames } from '@rundown/shared';
 
-/** Response shapes of timing against the plan (CONTRACT §10); they document the routes in the OpenAPI document. */
+/** Response shapes of timing against the plan (docs/api-decisions.md#timing); they document the routes in the OpenAPI document. */
 
 const ms = z.number().int();
 const at = ms.nullable();

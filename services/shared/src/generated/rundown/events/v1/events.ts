@@ -18,7 +18,7 @@ export const protobufPackage = "rundown.events.v1";
 
 export const protobufFileName = "rundown/events/v1/events.proto";
 
-/** The SSE event name of CONTRACT §7 (`status` included); the payload case always agrees with it. */
+/** The SSE event name of docs/api-decisions.md#events (`status` included); the payload case always agrees with it. */
 export enum Kind {
   KIND_UNSPECIFIED = 0,
   KIND_RUNDOWN = 1,
@@ -32,7 +32,7 @@ export enum Kind {
   UNRECOGNIZED = -1,
 }
 
-/** What happened to the record (CONTRACT §7 `change`). */
+/** What happened to the record (docs/api-decisions.md#events `change`). */
 export enum Change {
   CHANGE_UNSPECIFIED = 0,
   CHANGE_CREATED = 1,
@@ -43,7 +43,7 @@ export enum Change {
   UNRECOGNIZED = -1,
 }
 
-/** CONTRACT §6 `state`. */
+/** docs/api-decisions.md#runner `state`. */
 export enum RunnerState {
   RUNNER_STATE_UNSPECIFIED = 0,
   RUNNER_STATE_RUNNING = 1,
@@ -52,7 +52,7 @@ export enum RunnerState {
   UNRECOGNIZED = -1,
 }
 
-/** CONTRACT §6 `phase` (extension: the specification's states). */
+/** docs/api-decisions.md#runner `phase` (extension: the specification's states). */
 export enum RunnerPhase {
   RUNNER_PHASE_UNSPECIFIED = 0,
   RUNNER_PHASE_PRE_SHOW = 1,
@@ -111,7 +111,7 @@ export interface ColumnEvent {
 }
 
 /**
- * A cell as clients read it (CONTRACT §2). Owned by the cells context; defined here so that the
+ * A cell as clients read it (docs/api-decisions.md#records). Owned by the cells context; defined here so that the
  * event needs no proto of a service that does not exist yet (the cells proto may reuse it).
  */
 export interface Cell {
@@ -155,7 +155,7 @@ export interface OutputMessageEvent {
 export interface ActiveCue {
   id: string;
   title: string;
-  /** ms since the epoch: clients do clock math on these (CONTRACT §1). */
+  /** ms since the epoch: clients do clock math on these (docs/api-decisions.md#envelope). */
   started_at: number;
   paused_at?:
     | number
@@ -170,7 +170,7 @@ export interface NextCue {
 }
 
 /**
- * The runner status object of CONTRACT §6, emitted by the runner service on every runner change and
+ * The runner status object of docs/api-decisions.md#runner, emitted by the runner service on every runner change and
  * deadline. `active_cue_record` / `next_cue_record` carry the full cues so that the v0 realtime
  * service can emit `currentCue` / `nextCue` (and `timesnap`) without asking anyone.
  */

@@ -33,7 +33,7 @@ export enum CueType {
   UNRECOGNIZED = -1,
 }
 
-/** Why a cue does not play (CONTRACT §2 `skipped_by`); UNSPECIFIED: it is not skipped (null). */
+/** Why a cue does not play (docs/api-decisions.md#records `skipped_by`); UNSPECIFIED: it is not skipped (null). */
 export enum SkippedBy {
   SKIPPED_BY_UNSPECIFIED = 0,
   SKIPPED_BY_SELF = 1,
@@ -50,7 +50,7 @@ export interface Cue {
   background_color?:
     | string
     | undefined;
-  /** ms since the epoch (clients do clock math on it, CONTRACT §1) */
+  /** ms since the epoch (clients do clock math on it, docs/api-decisions.md#envelope) */
   start_time?: number | undefined;
   prevent_edits: boolean;
   skip: boolean;
@@ -62,7 +62,7 @@ export interface Cue {
   updated_at: Date | undefined;
 }
 
-/** Where a cue goes (CONTRACT §3): exactly one target. */
+/** Where a cue goes (docs/api-decisions.md#endpoints): exactly one target. */
 export interface Position {
   target:
     | { $case: "before_cue_id"; value: string }
@@ -118,7 +118,7 @@ export interface PatchCue {
   position: Position | undefined;
 }
 
-/** One cell of a cue created with its rundown, addressed by column name (CONTRACT §3). */
+/** One cell of a cue created with its rundown, addressed by column name (docs/api-decisions.md#endpoints). */
 export interface NewCell {
   column_name: string;
   content: { $case: "text"; value: string } | { $case: "html"; value: string } | undefined;

@@ -38,7 +38,7 @@ export interface PlayableOrder {
   team_id: string;
   /** every cue in display order (a group, then its children) */
   cues: Cue[];
-  /** the rundown's planned start (ms epoch) and IANA timezone: the runner's timing plan (CONTRACT §10) */
+  /** the rundown's planned start (ms epoch) and IANA timezone: the runner's timing plan (docs/api-decisions.md#timing) */
   start_time?: number | undefined;
   timezone?:
     | string

@@ -28,7 +28,7 @@ export const protobufPackage = "rundown.rundown.v1";
 
 export const protobufFileName = "rundown/rundown/v1/rundown.proto";
 
-/** CONTRACT §2 `status`: any value may follow any other; a new rundown is a draft. */
+/** docs/api-decisions.md#records `status`: any value may follow any other; a new rundown is a draft. */
 export enum RundownStatus {
   RUNDOWN_STATUS_UNSPECIFIED = 0,
   RUNDOWN_STATUS_IMPORTED = 1,
@@ -92,7 +92,7 @@ export interface Rundown {
   timezone?:
     | string
     | undefined;
-  /** ms since the epoch (clients do clock math on them, CONTRACT §1) */
+  /** ms since the epoch (clients do clock math on them, docs/api-decisions.md#envelope) */
   start_time?: number | undefined;
   end_time?: number | undefined;
   status: RundownStatus;

@@ -31,7 +31,7 @@ export enum Phase {
   UNRECOGNIZED = -1,
 }
 
-/** Timing against the plan (CONTRACT §10). Times are ms epoch; absent = null. */
+/** Timing against the plan (docs/api-decisions.md#timing). Times are ms epoch; absent = null. */
 export enum CueTimingState {
   CUE_TIMING_STATE_UNSPECIFIED = 0,
   CUE_TIMING_STATE_DONE = 1,
@@ -71,7 +71,7 @@ export interface CueRef {
   title: string;
 }
 
-/** The status object of CONTRACT §6 (state is derived: "stopped" exactly when the phase is not running). */
+/** The status object of docs/api-decisions.md#runner (state is derived: "stopped" exactly when the phase is not running). */
 export interface Status {
   rundown_id: string;
   server_time: number;
@@ -81,7 +81,7 @@ export interface Status {
   revision: number;
 }
 
-/** What an action caused (CONTRACT §1 meta.side_effects, types runner.*). */
+/** What an action caused (docs/api-decisions.md#envelope meta.side_effects, types runner.*). */
 export interface Timesnap {
   running: boolean;
   cue_id?: string | undefined;
@@ -2450,7 +2450,7 @@ export const RunnerServiceDefinition = {
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
-    /** The plan, the actual times so far and the projection (CONTRACT §10). */
+    /** The plan, the actual times so far and the projection (docs/api-decisions.md#timing). */
     getTiming: {
       name: "GetTiming",
       requestType: GetTimingRequest as typeof GetTimingRequest,
@@ -2501,7 +2501,7 @@ export const RunnerServiceService = {
     responseSerialize: (value: Status): Buffer => Buffer.from(Status.encode(value).finish()),
     responseDeserialize: (value: Buffer): Status => Status.decode(value),
   },
-  /** The plan, the actual times so far and the projection (CONTRACT §10). */
+  /** The plan, the actual times so far and the projection (docs/api-decisions.md#timing). */
   getTiming: {
     path: "/rundown.runner.v1.RunnerService/GetTiming" as const,
     requestStream: false as const,
@@ -2537,7 +2537,7 @@ export interface RunnerServiceServer extends UntypedServiceImplementation {
   /** One action of the show caller; answers the status after it and what it changed. */
   act: handleUnaryCall<ActRequest, ActResponse>;
   getStatus: handleUnaryCall<GetStatusRequest, Status>;
-  /** The plan, the actual times so far and the projection (CONTRACT §10). */
+  /** The plan, the actual times so far and the projection (docs/api-decisions.md#timing). */
   getTiming: handleUnaryCall<GetTimingRequest, Timing>;
   /** The current show's report, or an archived one. */
   getReport: handleUnaryCall<GetReportRequest, Report>;
@@ -2574,7 +2574,7 @@ export interface RunnerServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Status) => void,
   ): ClientUnaryCall;
-  /** The plan, the actual times so far and the projection (CONTRACT §10). */
+  /** The plan, the actual times so far and the projection (docs/api-decisions.md#timing). */
   getTiming(
     request: GetTimingRequest,
     callback: (error: ServiceError | null, response: Timing) => void,
@@ -2633,7 +2633,7 @@ export const RunnerServiceClient = makeGenericClientConstructor(
   serviceName: string;
 };
 
-/** The admin surface (CONTRACT §9), on the runner's admin port: the gateway's admin listener only. */
+/** The admin surface (docs/api-decisions.md#admin), on the runner's admin port: the gateway's admin listener only. */
 export type RunnerAdminServiceDefinition = typeof RunnerAdminServiceDefinition;
 export const RunnerAdminServiceDefinition = {
   name: "RunnerAdminService",
@@ -2651,7 +2651,7 @@ export const RunnerAdminServiceDefinition = {
   },
 } as const;
 
-/** The admin surface (CONTRACT §9), on the runner's admin port: the gateway's admin listener only. */
+/** The admin surface (docs/api-decisions.md#admin), on the runner's admin port: the gateway's admin listener only. */
 export type RunnerAdminServiceService = typeof RunnerAdminServiceService;
 export const RunnerAdminServiceService = {
   /** An ended (or any) show back to pre-show. */
