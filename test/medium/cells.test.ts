@@ -9,6 +9,7 @@ import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js'
 import type { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
 import type { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
 import { domainOf, openDatabase } from './support.js';
+import { SnapshotCellsResponse } from '@rundown/shared/proto/rundown/cells/v1/cells';
 
 /**
  * The two contexts' domains and repositories against real PostgreSQL (the tier's migrated
@@ -40,6 +41,10 @@ beforeAll(async () => {
     deleteRundownCells: async (rundownId) => void (await cells.deleteRundown(rundownId)),
     snapshotCells: async (_ctx, rundownId, snapshotId, cueIds, columnIds, max) => {
       return cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max);
+    },
+    encodedSnapshotCells: async (_ctx, rundownId, snapshotId, cueIds, columnIds, max) => {
+      const { items, total } = await cells.snapshot(rundownId, snapshotId, cueIds, columnIds, max, false);
+      return Buffer.from(SnapshotCellsResponse.encode({ items: items.map((c) => ({ ...c, created_at: undefined, updated_at: undefined })), total }).finish());
     },
   };
   coordinates = domainOf(rundownDb, cellsPort).coordinates;

@@ -40,17 +40,29 @@ export function rundownDomain(
   const rundownsRepo = new RundownsRepository();
   const cuesRepo = new CuesRepository();
   const columnsRepo = new ColumnsRepository();
-  const rundowns = new RundownsService(transactions, rundownsRepo, cuesRepo, columnsRepo, cells, events, new CursorCodec(options.cursorSecret), options.plan, versions);
+  const mentionsRepo = new MentionsRepository();
+  const textVariablesRepo = new TextVariablesRepository();
+  const outputMessagesRepo = new OutputMessagesRepository();
+  const rundowns = new RundownsService(transactions, rundownsRepo, cuesRepo, columnsRepo, cells, events, new CursorCodec(options.cursorSecret), options.plan, versions, {
+    mentions: mentionsRepo,
+    textVariables: textVariablesRepo,
+    outputMessages: outputMessagesRepo,
+  });
   // Every content write of a rundown goes through this: it locks the rundown row first.
   const access = new RundownAccess(transactions, rundowns, rundownsRepo, events);
   return {
     rundowns,
     cues: new CuesService(transactions, rundowns, access, cuesRepo, cells, versions),
-    coordinates: new CoordinatesService(transactions, rundowns, cuesRepo, new CoordinatesRepository(), cells),
+    coordinates: new CoordinatesService(transactions, rundowns, cuesRepo, new CoordinatesRepository(), cells, {
+      columns: columnsRepo,
+      mentions: mentionsRepo,
+      textVariables: textVariablesRepo,
+      outputMessages: outputMessagesRepo,
+    }),
     columns: new ColumnsService(access, columnsRepo, cells, versions),
-    mentions: new MentionsService(access, new MentionsRepository()),
-    textVariables: new TextVariablesService(access, new TextVariablesRepository()),
-    outputMessage: new OutputMessageService(access, new OutputMessagesRepository()),
+    mentions: new MentionsService(access, mentionsRepo),
+    textVariables: new TextVariablesService(access, textVariablesRepo),
+    outputMessage: new OutputMessageService(access, outputMessagesRepo),
     playableOrder: new PlayableOrderService(transactions, rundowns, rundownsRepo, cuesRepo),
   };
 }

@@ -26,3 +26,4 @@ export * from './runner-status.js';
 export * from './v0/index.js';
 export { httpRouteOf, setHttpRoute, timedWithoutSpan } from './telemetry-handle.js';
 export { traceHeaders, traceHttpServer } from './http-server-span.js';
+export * from './cell-text.js';

@@ -7,6 +7,17 @@ export const limits = {
   /** Deepest nesting of arrays and objects a JSON body may have (real bodies stay under 8). */
   jsonDepth: 64,
   includeCells: 1_000,
+  /**
+   * The largest answer the export's internal calls take (the cells of a whole rundown, then the
+   * whole rundown): gRPC's default is 4 MB, which a 1,000-cue, 20-column rundown's cells come near.
+   */
+  exportMessageBytes: 64 * 1024 * 1024,
+  /**
+   * The internal deadline of storing a large create's cells (over 10,000) and, with a margin for the
+   * rest of it, of an import: at the caps a 1 MB body is 49,500 cells, which can take longer than the
+   * 5 s every other call has.
+   */
+  wholeRundownWriteMs: 30_000,
   bulkItems: 500,
   cuesPerRundown: 1_000,
   columnsPerRundown: 50,

@@ -93,6 +93,46 @@ export interface paths {
         patch: operations["patchRundownsId"];
         trace?: never;
     };
+    "/rundowns/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole rundown as one document (rundown, columns, cues with cells, mentions, variables, message), read in one snapshot; CSV with Accept: text/csv
+         * @description Needs the VIEW role.
+         */
+        get: operations["getRundownsIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rundowns:import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a rundown from an export’s document (JSON) or a CSV (from a spreadsheet: a BOM, `,` `;` or tab separators, durations as H:MM:SS, MM:SS or seconds), all-or-nothing
+         * @description Needs the EDIT role.
+         */
+        post: operations["postRundownsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rundowns/{id}/cues": {
         parameters: {
             query?: never;
@@ -2420,6 +2460,638 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency.key_mismatch" | "rundowns.empty_patch";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`idempotency.cache_corrupt`](https://rundown.example/docs/api-v1/errors#idempotency.cache_corrupt): The cached response for this Idempotency-Key cannot be decoded.
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.cache_corrupt" | "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getRundownsIdExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. As JSON (the default), or: Sent when `Accept` prefers text/csv: RFC 4180, a header row, one row per cue in display order: type, title, subtitle, duration, start_time, scheduled, background_color, group (group: the title of the cue’s group), then one column per public text column, named by the column, holding the cell’s plain text; durations H:MM:SS, times ISO 8601 in the rundown’s timezone. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        /** @description A whole rundown: what GET /rundowns/{id}/export answers and POST /rundowns:import takes. */
+                        data: {
+                            /** @constant */
+                            format: "rundown.v1";
+                            rundown: {
+                                id: string;
+                                title: string;
+                                timezone: string | null;
+                                start_time: number | null;
+                                end_time: number | null;
+                                /** @enum {string} */
+                                status: "imported" | "draft" | "awaiting-data" | "approved" | "finalized" | "rejected";
+                                settings: {
+                                    cue_numbering: {
+                                        start_from: number;
+                                        prefix: string;
+                                        padding: number;
+                                    };
+                                    tod_display_format: ("12h" | "24h") | null;
+                                };
+                                cue_order: {
+                                    id: string;
+                                    children?: {
+                                        id: string;
+                                    }[];
+                                }[];
+                                column_order: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                            columns: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "text" | "select" | "image" | "attachment";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            cues: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "cue" | "heading" | "group";
+                                title: string;
+                                subtitle: string;
+                                duration_ms: number;
+                                background_color: string | null;
+                                start_time: number | null;
+                                prevent_edits: boolean;
+                                skip: boolean;
+                                skipped_by: ("self" | "group") | null;
+                                parent_id: string | null;
+                                auto_advance: boolean;
+                                scheduled: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /** @description Populated cells, keyed by column id */
+                                cells: {
+                                    [key: string]: {
+                                        content: string;
+                                        content_html: string;
+                                    };
+                                };
+                            }[];
+                            mentions: {
+                                id: string;
+                                name: string;
+                                color: string;
+                                description: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            text_variables: {
+                                key: string;
+                                value: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            output_message: {
+                                text: string;
+                                visible: boolean;
+                                color: string;
+                                bold: boolean;
+                                underline: boolean;
+                                updated_at: string | null;
+                            };
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                    "text/csv": string;
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`rundowns.not_found`](https://rundown.example/docs/api-v1/errors#rundowns.not_found): No rundown with this id is visible to the token.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "rundowns.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postRundownsImport: {
+        parameters: {
+            query?: {
+                /** @description The new rundown’s title: required for a CSV, replaces the document’s for JSON. */
+                title?: string;
+                /** @description A CSV’s timezone (IANA): the new rundown’s, and the zone of its times written without an offset. */
+                timezone?: string;
+            };
+            header?: {
+                /** @description Makes the write idempotent for 24 hours, per team. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    format: "rundown.v1";
+                    rundown: {
+                        id?: string;
+                        title?: string;
+                        timezone?: string | null;
+                        start_time?: (number | string) | null;
+                        end_time?: number | null;
+                        /** @enum {string} */
+                        status?: "imported" | "draft" | "awaiting-data" | "approved" | "finalized" | "rejected";
+                        settings?: {
+                            cue_numbering?: {
+                                start_from?: number | null;
+                                prefix?: string | null;
+                                padding?: number | null;
+                            } | null;
+                            tod_display_format?: ("12h" | "24h") | null;
+                        };
+                        cue_order?: unknown[];
+                        column_order?: string[];
+                        created_at?: string | null;
+                        updated_at?: string | null;
+                    };
+                    columns?: {
+                        id?: string;
+                        name: string;
+                        /** @enum {string} */
+                        type?: "text" | "select" | "image" | "attachment";
+                        created_at?: string | null;
+                        updated_at?: string | null;
+                    }[];
+                    cues?: {
+                        id?: string;
+                        /** @enum {string} */
+                        type?: "cue" | "heading" | "group";
+                        title?: string;
+                        subtitle?: string;
+                        duration_ms?: number;
+                        background_color?: string | null;
+                        start_time?: (number | string) | null;
+                        skip?: boolean;
+                        auto_advance?: boolean;
+                        scheduled?: boolean;
+                        parent_id?: string | null;
+                        cells?: {
+                            [key: string]: string | {
+                                content?: string;
+                                content_html?: string;
+                            };
+                        };
+                        prevent_edits?: boolean;
+                        skipped_by?: ("self" | "group") | null;
+                        created_at?: string | null;
+                        updated_at?: string | null;
+                    }[];
+                    mentions?: {
+                        id: string;
+                        name: string;
+                        color?: string;
+                        description?: string;
+                        created_at?: string | null;
+                        updated_at?: string | null;
+                    }[];
+                    text_variables?: {
+                        key: string;
+                        value: string;
+                        created_at?: string | null;
+                        updated_at?: string | null;
+                    }[];
+                    output_message?: {
+                        text?: string;
+                        visible?: boolean;
+                        color?: string;
+                        bold?: boolean;
+                        underline?: boolean;
+                        updated_at?: string | null;
+                    };
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Address of the created resource */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            id: string;
+                            title: string;
+                            timezone: string | null;
+                            start_time: number | null;
+                            end_time: number | null;
+                            /** @enum {string} */
+                            status: "imported" | "draft" | "awaiting-data" | "approved" | "finalized" | "rejected";
+                            settings: {
+                                cue_numbering: {
+                                    start_from: number;
+                                    prefix: string;
+                                    padding: number;
+                                };
+                                tod_display_format: ("12h" | "24h") | null;
+                            };
+                            cue_order: {
+                                id: string;
+                                children?: {
+                                    id: string;
+                                }[];
+                            }[];
+                            column_order: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`idempotency.invalid_key`](https://rundown.example/docs/api-v1/errors#idempotency.invalid_key): An Idempotency-Key is at most 256 characters.
+             *     - [`rundowns.invalid_payload`](https://rundown.example/docs/api-v1/errors#rundowns.invalid_payload): The rundown body is invalid.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "idempotency.invalid_key" | "rundowns.invalid_payload";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - [`idempotency.in_flight`](https://rundown.example/docs/api-v1/errors#idempotency.in_flight): A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large. Codes:
+             *     - [`payload.too_large`](https://rundown.example/docs/api-v1/errors#payload.too_large): The payload is too large.
+             */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - [`unsupported_media_type`](https://rundown.example/docs/api-v1/errors#unsupported_media_type): Send the body as application/json.
+             */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity. Codes:
+             *     - [`columns.too_many`](https://rundown.example/docs/api-v1/errors#columns.too_many): A rundown holds at most 50 columns, private ones included.
+             *     - [`cues.too_many`](https://rundown.example/docs/api-v1/errors#cues.too_many): A rundown holds at most 1,000 cues, group children included.
+             *     - [`idempotency.key_mismatch`](https://rundown.example/docs/api-v1/errors#idempotency.key_mismatch): This Idempotency-Key was used with a different method, path or body.
+             *     - [`mentions.too_many`](https://rundown.example/docs/api-v1/errors#mentions.too_many): A rundown holds at most 100 mentions.
+             *     - [`plan.limit_exceeded`](https://rundown.example/docs/api-v1/errors#plan.limit_exceeded): The operation would exceed a quota of the team’s plan.
+             *     - [`text_variables.too_many`](https://rundown.example/docs/api-v1/errors#text_variables.too_many): A rundown holds at most 100 text variables.
+             */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "columns.too_many" | "cues.too_many" | "idempotency.key_mismatch" | "mentions.too_many" | "plan.limit_exceeded" | "text_variables.too_many";
                     };
                 };
             };

@@ -220,10 +220,10 @@ export class CellsService {
    * snapshot id, read in the caller's exported PostgreSQL snapshot, so the cells agree exactly
    * with what the caller read in it.
    */
-  async snapshot(rundownId: string, snapshotId: string | undefined, cueIds: string[], columnIds: string[], max: number): Promise<{ items: CellRecord[]; total: number }> {
+  async snapshot(rundownId: string, snapshotId: string | undefined, cueIds: string[], columnIds: string[], max: number, stamps = true): Promise<{ items: CellRecord[]; total: number }> {
     if (!cueIds.length || !columnIds.length) return { items: [], total: 0 };
     const read = async (db: Parameters<CellsRepository['all']>[0]) => {
-      const { rows, total } = await this.repo.all(db, rundownId, cueIds, columnIds, max);
+      const { rows, total } = await this.repo.all(db, rundownId, cueIds, columnIds, max, stamps);
       return { items: rows.map(toRecord), total };
     };
     if (snapshotId === undefined) return read(this.repo.db);

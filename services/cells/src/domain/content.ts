@@ -1,4 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
+import { textToHtml } from '@rundown/shared/cell-text';
 
 /**
  * Cell content rules (docs/api-decisions.md#records). Plain text is stored escaped inside `<p>` (newlines as `<br>`);
@@ -123,13 +124,8 @@ export function htmlText(html: string): string {
   return text.replace(/[ \t]*\n[ \t]*/g, '\n').trim();
 }
 
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Plain text as stored: escaped, newlines as `<br>`, wrapped in one `<p>`. */
-export function textToHtml(text: string): string {
-  const escaped = text.replace(/\r\n?/g, '\n').replace(/[&<>"']/g, (c) => escapes[c]!);
-  return `<p>${escaped.replace(/\n/g, '<br>')}</p>`;
-}
+/** Plain text as stored: escaped, newlines as `<br>`, wrapped in one `<p>` (one definition, shared with the import). */
+export { textToHtml };
 
 export const emptyContent = (): CellContent => ({ content: '', content_html: '' });
 

@@ -52,7 +52,7 @@ export function rundownCellsHandlers(cells: CellsService): ServiceBinding {
       return {};
     },
     snapshotCells: async (req) => {
-      const { items, total } = await cells.snapshot(req.rundown_id, req.snapshot_id || undefined, req.cue_ids, req.column_ids, req.max_cells || limits.includeCells);
+      const { items, total } = await cells.snapshot(req.rundown_id, req.snapshot_id || undefined, req.cue_ids, req.column_ids, req.max_cells || limits.includeCells, !req.without_stamps);
       return { items: items.map(cellMessage), total };
     },
   }, {

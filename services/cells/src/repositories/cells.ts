@@ -91,12 +91,14 @@ export class CellsRepository {
   }
 
   /** Every populated cell among the coordinates (at most `max`), and how many there are. */
-  async all(db: Db, rundownId: string, cueIds: string[], columnIds: string[], max: number): Promise<{ rows: CellRow[]; total: number }> {
+  /** `stamps: false` reads the audit stamps as null (an export: no timestamp parsed or sent). */
+  async all(db: Db, rundownId: string, cueIds: string[], columnIds: string[], max: number, stamps = true): Promise<{ rows: CellRow[]; total: number }> {
     const where = 'rundown_id = $1 AND cue_id = ANY($2::text[]) AND column_id = ANY($3::text[])';
     const [count] = (await db.query(`SELECT count(*)::int AS n FROM cells.cells WHERE ${where}`, [rundownId, cueIds, columnIds])) as { n: number }[];
     const total = count?.n ?? 0;
     if (total > max) return { rows: [], total };
-    const rows = (await db.query(`SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id`, [rundownId, cueIds, columnIds])) as CellRow[];
+    const columns = stamps ? cellColumns : 'cue_id, column_id, content, content_html, NULL AS created_at, NULL AS updated_at';
+    const rows = (await db.query(`SELECT ${columns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id`, [rundownId, cueIds, columnIds])) as CellRow[];
     return { rows, total };
   }
 

@@ -1,4 +1,4 @@
-import { createClient, type PromiseClient } from '@rundown/shared';
+import { createClient, limits, type PromiseClient } from '@rundown/shared';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { AuthAdminServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth_admin';
 import { CellServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
@@ -22,6 +22,8 @@ export interface Clients {
   /** The gateway's own errands (verification keys, team limits Redis lacks). */
   auth: PromiseClient<typeof AuthServiceService>;
   rundown: PromiseClient<typeof RundownServiceService>;
+  /** The same service, for an import: a whole rundown's create, with a deadline to match (limits.wholeRundownWriteMs). */
+  rundownImport: PromiseClient<typeof RundownServiceService>;
   cues: PromiseClient<typeof CueServiceService>;
   columns: PromiseClient<typeof ColumnServiceService>;
   mentions: PromiseClient<typeof MentionServiceService>;
@@ -46,13 +48,16 @@ export function createClients(config: GatewayConfig): Clients {
   return {
     auth: createClient(AuthServiceService, config.AUTH_ADDR, { ...edge, signer: keys.signer({ kind: 'service', name: 'gateway' }) }),
     rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, edge),
+    // Its create stores the cells within limits.wholeRundownWriteMs; this waits that and a margin.
+    rundownImport: createClient(RundownServiceService, config.RUNDOWN_ADDR, { ...edge, deadlineMs: Math.max(config.GRPC_DEADLINE_MS, limits.wholeRundownWriteMs + 10_000) }),
     // Served by the rundown service too (its bounded context owns a rundown's content).
     cues: createClient(CueServiceService, config.RUNDOWN_ADDR, edge),
     columns: createClient(ColumnServiceService, config.RUNDOWN_ADDR, edge),
     mentions: createClient(MentionServiceService, config.RUNDOWN_ADDR, edge),
     textVariables: createClient(TextVariableServiceService, config.RUNDOWN_ADDR, edge),
     outputMessage: createClient(OutputMessageServiceService, config.RUNDOWN_ADDR, edge),
-    withCells: createClient(CoordinateServiceService, config.RUNDOWN_ADDR, edge),
+    // Its export answers a whole rundown, cells included (over gRPC's default 4 MB at the caps).
+    withCells: createClient(CoordinateServiceService, config.RUNDOWN_ADDR, { ...edge, channelOptions: { 'grpc.max_receive_message_length': limits.exportMessageBytes } }),
     cells: createClient(CellServiceService, config.CELLS_ADDR, edge),
     runner: createClient(RunnerServiceService, config.RUNNER_ADDR, edge),
   };

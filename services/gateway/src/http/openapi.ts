@@ -236,7 +236,10 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
     if (r.emptyPatch && !(Array.isArray(schema.required) && schema.required.length)) schema.minProperties = 1;
     op.requestBody = {
       required: !r.bodyOptional,
-      content: { 'application/json': { schema, ...mediaExamples(r.body) } },
+      content: {
+        'application/json': { schema, ...mediaExamples(r.body) },
+        ...(r.textBody ? { [r.textBody.mediaType]: { schema: { type: 'string', description: r.textBody.description } } } : {}),
+      },
     };
   }
   if (r.role) op.description = `Needs the ${r.role} role.${route.auth === 'control' ? ' The token may be sent as `?token=`.' : ''}`;

@@ -61,6 +61,11 @@ export interface RouteDef<B = unknown, Q = unknown> {
   body?: z.ZodType<B>;
   /** Code of a body validation failure (default `bad_request`). */
   bodyError?: ErrorCode;
+  /**
+   * A body the route also takes as text instead of JSON (a CSV import): its media type and what it
+   * holds. Such a body reaches the handler as the string sent (UTF-8, unparsed); `body` validates JSON only.
+   */
+  textBody?: { mediaType: 'text/csv'; description: string };
   /** Whether the body may be absent (bodyless POST such as an action). */
   bodyOptional?: boolean;
   /** Code raised for a missing or `{}` body on a PATCH. */

@@ -43,6 +43,12 @@ export interface CellsPort {
    * over `max`, only the count.
    */
   snapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number): Promise<{ items: SnapshotCell[]; total: number }>;
+  /**
+   * Every populated cell among these coordinates, without audit stamps, read in the given snapshot,
+   * as the cells context encodes them (its `SnapshotCellsResponse`): an export passes them on to the
+   * edge undecoded.
+   */
+  encodedSnapshotCells(ctx: CallerContext, rundownId: string, snapshotId: string, cueIds: string[], columnIds: string[], max: number): Promise<Buffer>;
 }
 
 /** No cells context (tests of this context alone): nothing is stored, so nothing is removed or read. */
@@ -53,4 +59,6 @@ export const noCellsYet: CellsPort = {
   deleteCueCells: () => Promise.resolve(),
   deleteRundownCells: () => Promise.resolve(),
   snapshotCells: () => Promise.resolve({ items: [], total: 0 }),
+  // An empty SnapshotCellsResponse encodes as no bytes.
+  encodedSnapshotCells: () => Promise.resolve(Buffer.alloc(0)),
 };

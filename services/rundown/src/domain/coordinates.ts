@@ -1,6 +1,12 @@
 import { AppError, limits, looksLikeId, type CallerContext } from '@rundown/shared';
 import type { Transactions } from './transactions.js';
+import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CoordinatesRepository } from '../repositories/coordinates.js';
+import type { MentionRow } from '../repositories/mentions.js';
+import type { ColumnRow } from '../repositories/rundowns.js';
+import type { TextVariableRow } from '../repositories/text-variables.js';
+import type { ExtrasRepositories } from './rundowns.js';
+import { defaultOutputMessage, type OutputMessageRecord } from './output-message.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CellsPort, SnapshotCell } from './cells-port.js';
 import { CueDraft, type CueRecord } from './cue-draft.js';
@@ -9,6 +15,18 @@ import { scopeOf, type RundownRecord, type RundownsService } from './rundowns.js
 export interface Coordinates {
   cues: { id: string; type: string; prevent_edits: boolean }[];
   columns: { id: string; type: string }[];
+}
+
+/** A whole rundown as one snapshot read it (the export, docs/import-export.md). */
+export interface RundownSnapshot {
+  rundown: RundownRecord;
+  columns: ColumnRow[];
+  cues: CueRecord[];
+  /** As the cells context encoded them (CellsPort.encodedSnapshotCells). */
+  cells: Buffer;
+  mentions: MentionRow[];
+  text_variables: TextVariableRow[];
+  output_message: OutputMessageRecord;
 }
 
 export interface CoordinatesQuery {
@@ -31,6 +49,7 @@ export class CoordinatesService {
     private readonly cues: CuesRepository,
     private readonly coordinates: CoordinatesRepository,
     private readonly cells: CellsPort,
+    private readonly content: ExtrasRepositories & { columns: ColumnsRepository },
   ) {}
 
   async describe(ctx: CallerContext, rundownId: string, query: CoordinatesQuery): Promise<Coordinates> {
@@ -87,6 +106,28 @@ export class CoordinatesService {
         });
       }
       return { rundown, cues, cells: items };
+    });
+  }
+
+  /**
+   * Everything the rundown holds, read as `readWithCells` reads (one exported snapshot shared with
+   * the cells service), without its cell cap: every cell of every cue and public column (at most the
+   * cue cap times the column cap).
+   */
+  async export(ctx: CallerContext, rundownId: string): Promise<RundownSnapshot> {
+    return this.transactions.snapshot(async (tx) => {
+      const rundown = await this.rundowns.get(ctx, rundownId, tx);
+      const cues = new CueDraft(rundownId, rundown.cue_order, await this.cues.all(tx, rundownId)).records();
+      const byId = new Map((await this.content.columns.all(tx, rundownId)).map((c) => [c.id, c]));
+      const columns = rundown.column_order.map((id) => byId.get(id)!).filter(Boolean);
+      const mentions = await this.content.mentions.all(tx, rundownId);
+      const text_variables = await this.content.textVariables.all(tx, rundownId);
+      const message = await this.content.outputMessages.find(tx, rundownId);
+      const [{ snapshot }] = (await tx.query('SELECT pg_export_snapshot() AS snapshot')) as [{ snapshot: string }];
+      const playableCues = cues.filter((c) => c.type === 'cue').map((c) => c.id);
+      const max = limits.cuesPerRundown * limits.columnsPerRundown;
+      const cells = await this.cells.encodedSnapshotCells(ctx, rundownId, snapshot, playableCues, rundown.column_order, max);
+      return { rundown, columns, cues, cells, mentions, text_variables, output_message: message ?? { ...defaultOutputMessage, updated_at: null } };
     });
   }
 }

@@ -10,6 +10,10 @@ import type { FactVersions } from './fact-versions.js';
 import type { Transactions } from './transactions.js';
 import { only, type WriteResult } from './side-effects.js';
 import { duplicatesBy } from './duplicates.js';
+import { checkExtras, type RundownExtras } from './rundown-extras.js';
+import type { MentionsRepository } from '../repositories/mentions.js';
+import type { OutputMessagesRepository } from '../repositories/output-messages.js';
+import type { TextVariablesRepository } from '../repositories/text-variables.js';
 import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
 
 /** docs/api-decisions.md#records: any status may follow any other; a new rundown is a draft unless told otherwise. */
@@ -42,6 +46,15 @@ export interface CreateRundownInput {
   cues: NewCueInput[];
   /** The id to give the rundown (derived from an Idempotency-Key by the gateway); absent: a fresh one. */
   id?: string;
+  /** Mentions, text variables and the output message made with it (an import); absent: none. */
+  extras?: RundownExtras;
+}
+
+/** Where a create stores what an import brings besides columns and cues. */
+export interface ExtrasRepositories {
+  mentions: MentionsRepository;
+  textVariables: TextVariablesRepository;
+  outputMessages: OutputMessagesRepository;
 }
 
 /** Cell content given with a new cue, addressed by column name. */
@@ -92,6 +105,7 @@ export class RundownsService {
     private readonly cursors: CursorCodec,
     private readonly plan: PlanFacts,
     private readonly versions: FactVersions,
+    private readonly extras: ExtrasRepositories,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
@@ -106,6 +120,7 @@ export class RundownsService {
     checkFields(input);
     const maxRundowns = await this.plan.maxRundowns(scope.teamId, ctx.requestId);
     const id = input.id ?? newId('rd');
+    if (input.extras) checkExtras(input.extras, id);
     const columns = input.columns.map((c) => ({ id: newId('col'), rundown_id: id, name: c.name, type: 'text' as const, private: false }));
     const { draft, cells } = draftContent(id, input.cues, new Map(columns.map((c) => [c.name, c.id])));
     // The cells are stored by the cells service inside this transaction, before the rundown commits:
@@ -167,12 +182,19 @@ export class RundownsService {
       });
       await this.columns.insert(tx, columns);
       await this.cues.insert(tx, id, draft.pending().created);
+      if (input.extras) await this.insertExtras(tx, id, input.extras);
       if (cells.length) wrote.cells = true;
       await this.cells.writeForNewRundown(ctx, id, cells);
       const created = await this.get(ctx, id, tx);
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'created', id, record: created }]);
       return only(created);
     });
+  }
+
+  private async insertExtras(tx: Db, id: string, extras: RundownExtras): Promise<void> {
+    await this.extras.mentions.insert(tx, id, extras.mentions);
+    await this.extras.textVariables.upsert(tx, id, extras.text_variables);
+    if (extras.output_message) await this.extras.outputMessages.save(tx, id, extras.output_message);
   }
 
   async get(ctx: CallerContext, id: string, tx?: Db): Promise<RundownRecord> {

@@ -66,6 +66,21 @@ export function rundownHandlers(rundowns: RundownsService, cues: CuesService): S
           columns: req.columns,
           cues: req.cues.map(newCue),
           ...(req.id !== undefined ? { id: req.id } : {}),
+          ...(req.mentions.length || req.text_variables.length || req.output_message
+            ? {
+                extras: {
+                  mentions: req.mentions,
+                  text_variables: req.text_variables,
+                  output_message: req.output_message && {
+                    text: req.output_message.text,
+                    visible: req.output_message.visible,
+                    color: req.output_message.color,
+                    bold: req.output_message.bold,
+                    underline: req.output_message.underline,
+                  },
+                },
+              }
+            : {}),
         }),
       ),
     getRundown: async (req, ctx) => rundownMessage(await rundowns.get(ctx, req.rundown_id)),

@@ -41,9 +41,20 @@ export const jsonBody: RequestHandler = async (req, res, next) => {
   const type = req.headers['content-type'] ?? '';
   const encoding = req.headers['content-encoding'];
   const text = raw.toString('utf8');
+  // A route that also takes a text body (a CSV import, `RouteDef.textBody`): passed on as the string sent.
+  const textType = res.locals.textBody as string | undefined;
+  if (textType !== undefined && mediaType(type) === textType && (encoding === undefined || /^\s*identity\s*$/i.test(encoding))) {
+    if (!isUtf8(raw)) {
+      res.locals.rawBody = text;
+      res.locals.bodyError = AppError.validation('bad_request', [{ path: [], message: `The body is not valid UTF-8 (save the ${textType} as UTF-8).`, code: 'invalid_utf8' }]);
+      return next();
+    }
+    res.locals.body = text;
+    return next();
+  }
   if (!JSON_TYPE.test(type)) {
     res.locals.rawBody = text;
-    res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body as application/json (got ${type || 'no Content-Type'}).` });
+    res.locals.bodyError = new AppError('unsupported_media_type', { detail: `Send the body as application/json${textType ? ` or ${textType}` : ''} (got ${type || 'no Content-Type'}).` });
     return next();
   }
   // No content coding is decoded here: a body declared gzip (say) would otherwise be read as plain JSON.
@@ -93,6 +104,9 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+/** `text/csv; charset=utf-8` -> `text/csv`. */
+const mediaType = (type: string) => type.split(';')[0]!.trim().toLowerCase();
 
 function tooLarge(received: number): AppError {
   return new AppError('payload.too_large', {

@@ -14,12 +14,14 @@ import { rundownRoutes } from './rundowns.js';
 import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
 import { timingRoutes } from './timing.js';
+import { transferRoutes } from './transfer.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
 export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader, live: LiveEvents): RouteDef[] {
   return [
     ...authRoutes(clients),
     ...rundownRoutes(clients, urls),
+    ...transferRoutes(clients, urls),
     ...cueRoutes(clients, urls),
     ...columnRoutes(clients, urls),
     ...cellRoutes(clients),

@@ -85,12 +85,15 @@ export function validatedInput(route: RouteDef, rawBody: unknown, rawQuery: obje
     if (body === undefined && !route.bodyOptional) {
       throw AppError.validation(code, [{ path: [], message: 'A JSON body is required.', code: 'invalid_type' }]);
     }
-    // PostgreSQL text cannot hold U+0000; refuse it here as the invalid input it is.
-    const nul = nulPaths(body);
-    if (nul.length) {
-      throw AppError.validation(code, nul.map((path) => ({ path, message: 'Must not contain the NUL character (U+0000).', code: 'invalid_string' })));
+    // A text body (route.textBody) is the handler's to parse and judge.
+    if (!(route.textBody && typeof body === 'string')) {
+      // PostgreSQL text cannot hold U+0000; refuse it here as the invalid input it is.
+      const nul = nulPaths(body);
+      if (nul.length) {
+        throw AppError.validation(code, nul.map((path) => ({ path, message: 'Must not contain the NUL character (U+0000).', code: 'invalid_string' })));
+      }
+      body = parseOrThrow(route.body, body === undefined ? {} : body, code);
     }
-    body = parseOrThrow(route.body, body === undefined ? {} : body, code);
   }
   const query = route.query ? parseOrThrow(route.query, { ...rawQuery }, route.queryError ?? 'bad_request') : {};
   return { body, query };
@@ -125,6 +128,8 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
   const served: { method: string; path: string }[] = [];
   for (const route of routes) {
     const identify = async (req: Request, res: Response, next: NextFunction) => {
+      // The body reader takes this media type as text, besides JSON.
+      res.locals.textBody = route.textBody?.mediaType;
       if (route.auth === 'none') return next();
       try {
         const principal = await authenticate(req, route);

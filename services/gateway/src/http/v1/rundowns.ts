@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
-import { TodDisplayFormat, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { TodDisplayFormat, type CreateRundownRequest, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -8,7 +8,7 @@ import { cellJson } from './cells.js';
 import { newCueMessage } from './cues.js';
 import { cueJson, rundownJson, sideEffectsJson } from './records.js';
 import { pageQuery } from './schemas/common.js';
-import { createRundownBody, patchRundownBody, rundownReadQuery, rundownRecord, type SettingsPatchBody } from './schemas/rundowns.js';
+import { createRundownBody, patchRundownBody, type CreateRundownBody, rundownReadQuery, rundownRecord, type SettingsPatchBody } from './schemas/rundowns.js';
 
 /** JSON merge patch (null resets) -> proto patch (reset flags). */
 function settingsPatchMessage(p: SettingsPatchBody | undefined): SettingsPatch | undefined {
@@ -32,6 +32,26 @@ function settingsPatchMessage(p: SettingsPatchBody | undefined): SettingsPatch |
         : p.tod_display_format === null
           ? TodDisplayFormat.TOD_DISPLAY_FORMAT_UNSPECIFIED
           : todDisplayFormatNames.toProto(p.tod_display_format),
+  };
+}
+
+/**
+ * A create body -> the create request (the one create path: POST /rundowns, and an import with
+ * what it brings besides). `id`: the id derived from an Idempotency-Key, if any.
+ */
+export function createRundownMessage(body: CreateRundownBody, id: string | undefined, extras?: Pick<CreateRundownRequest, 'mentions' | 'text_variables' | 'output_message'>): CreateRundownRequest {
+  return {
+    title: body.title,
+    timezone: body.timezone ?? undefined,
+    start_time: body.start_time ?? undefined,
+    status: body.status && rundownStatusNames.toProto(body.status),
+    settings: settingsPatchMessage(body.settings),
+    columns: body.columns ?? [],
+    cues: (body.cues ?? []).map(newCueMessage),
+    ...(id ? { id } : {}),
+    mentions: extras?.mentions ?? [],
+    text_variables: extras?.text_variables ?? [],
+    output_message: extras?.output_message,
   };
 }
 
@@ -66,20 +86,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['plan.limit_exceeded', 'columns.too_many', 'cues.too_many'],
       response: rundownRecord,
       handler: async ({ body, caller, keyedId }) => {
-        const id = keyedId('rd');
-        const { rundown: created, side_effects } = await clients.rundown.createRundown(
-          {
-            title: body.title,
-            timezone: body.timezone ?? undefined,
-            start_time: body.start_time ?? undefined,
-            status: body.status && rundownStatusNames.toProto(body.status),
-            settings: settingsPatchMessage(body.settings),
-            columns: body.columns ?? [],
-            cues: (body.cues ?? []).map(newCueMessage),
-            ...(id ? { id } : {}),
-          },
-          caller,
-        );
+        const { rundown: created, side_effects } = await clients.rundown.createRundown(createRundownMessage(body, keyedId('rd')), caller);
         return { data: rundownJson(created!), location: `${urls.base}/rundowns/${created!.id}`, sideEffects: sideEffectsJson(side_effects) };
       },
     }),

@@ -49,6 +49,7 @@ export const createRundownBody = z.strictObject({
 });
 
 export type SettingsPatchBody = z.infer<typeof settingsPatch>;
+export type CreateRundownBody = z.output<typeof createRundownBody>;
 
 /** `settings: null` in a rundown PATCH (RFC 7396) resets every setting to its default. */
 const resetAllSettings = { cue_numbering: null, tod_display_format: null };

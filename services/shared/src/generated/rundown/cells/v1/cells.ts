@@ -130,6 +130,11 @@ export interface SnapshotCellsRequest {
   column_ids: string[];
   /** Over this many populated cells, answer only `total`. */
   max_cells: number;
+  /**
+   * Leave the audit stamps out (an export needs the content only: no timestamp is parsed or sent
+   * for each of a whole rundown's cells).
+   */
+  without_stamps: boolean;
 }
 
 export interface SnapshotCellsResponse {
@@ -1028,7 +1033,7 @@ export const ConfirmRundownResponse: MessageFns<ConfirmRundownResponse> = {
 };
 
 function createBaseSnapshotCellsRequest(): SnapshotCellsRequest {
-  return { rundown_id: "", snapshot_id: "", cue_ids: [], column_ids: [], max_cells: 0 };
+  return { rundown_id: "", snapshot_id: "", cue_ids: [], column_ids: [], max_cells: 0, without_stamps: false };
 }
 
 export const SnapshotCellsRequest: MessageFns<SnapshotCellsRequest> = {
@@ -1047,6 +1052,9 @@ export const SnapshotCellsRequest: MessageFns<SnapshotCellsRequest> = {
     }
     if (message.max_cells !== 0) {
       writer.uint32(40).int32(message.max_cells);
+    }
+    if (message.without_stamps !== false) {
+      writer.uint32(48).bool(message.without_stamps);
     }
     return writer;
   },
@@ -1102,6 +1110,14 @@ export const SnapshotCellsRequest: MessageFns<SnapshotCellsRequest> = {
             }
 
             message.max_cells = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.without_stamps = reader.bool();
             continue;
           }
         }

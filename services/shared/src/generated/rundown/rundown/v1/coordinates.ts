@@ -19,8 +19,12 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Cell } from "../../cells/v1/cells.js";
+import { Column } from "./columns.js";
 import { Cue } from "./cues.js";
+import { Mention } from "./mentions.js";
+import { OutputMessage } from "./output_message_record.js";
 import { Rundown } from "./rundown.js";
+import { TextVariable } from "./text_variables.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -77,6 +81,28 @@ export interface ReadWithCellsResponse {
   rundown: Rundown | undefined;
   cues: Cue[];
   cells: Cell[];
+}
+
+export interface ExportRundownRequest {
+  rundown_id: string;
+}
+
+/**
+ * Everything a rundown holds (docs/import-export.md), read in one snapshot across the rundown and cells
+ * contexts: public columns in order, cues in display order, every populated visible cell.
+ */
+export interface RundownExport {
+  rundown: Rundown | undefined;
+  columns: Column[];
+  cues: Cue[];
+  /**
+   * The cells: the cells service's `SnapshotCellsResponse`, encoded, passed on as it came (decoding
+   * and encoding a whole rundown's cells again here was the largest part of this service's work).
+   */
+  cells: Buffer;
+  mentions: Mention[];
+  text_variables: TextVariable[];
+  output_message: OutputMessage | undefined;
 }
 
 function createBaseDescribeCoordinatesRequest(): DescribeCoordinatesRequest {
@@ -568,6 +594,172 @@ export const ReadWithCellsResponse: MessageFns<ReadWithCellsResponse> = {
   },
 };
 
+function createBaseExportRundownRequest(): ExportRundownRequest {
+  return { rundown_id: "" };
+}
+
+export const ExportRundownRequest: MessageFns<ExportRundownRequest> = {
+  encode(message: ExportRundownRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown_id !== "") {
+      writer.uint32(10).string(message.rundown_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportRundownRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportRundownRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRundownExport(): RundownExport {
+  return {
+    rundown: undefined,
+    columns: [],
+    cues: [],
+    cells: Buffer.alloc(0),
+    mentions: [],
+    text_variables: [],
+    output_message: undefined,
+  };
+}
+
+export const RundownExport: MessageFns<RundownExport> = {
+  encode(message: RundownExport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rundown !== undefined) {
+      Rundown.encode(message.rundown, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.columns) {
+      Column.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.cues) {
+      Cue.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.cells.length !== 0) {
+      writer.uint32(34).bytes(message.cells);
+    }
+    for (const v of message.mentions) {
+      Mention.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.text_variables) {
+      TextVariable.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.output_message !== undefined) {
+      OutputMessage.encode(message.output_message, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RundownExport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRundownExport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rundown = Rundown.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.columns.push(Column.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cues.push(Cue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cells = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.mentions.push(Mention.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.text_variables.push(TextVariable.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.output_message = OutputMessage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 export type CoordinateServiceDefinition = typeof CoordinateServiceDefinition;
 export const CoordinateServiceDefinition = {
   name: "CoordinateService",
@@ -594,6 +786,14 @@ export const CoordinateServiceDefinition = {
       requestType: ReadWithCellsRequest as typeof ReadWithCellsRequest,
       requestStream: false,
       responseType: ReadWithCellsResponse as typeof ReadWithCellsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    exportRundown: {
+      name: "ExportRundown",
+      requestType: ExportRundownRequest as typeof ExportRundownRequest,
+      requestStream: false,
+      responseType: RundownExport as typeof RundownExport,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
@@ -633,12 +833,22 @@ export const CoordinateServiceService = {
       Buffer.from(ReadWithCellsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReadWithCellsResponse => ReadWithCellsResponse.decode(value),
   },
+  exportRundown: {
+    path: "/rundown.rundown.v1.CoordinateService/ExportRundown" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExportRundownRequest): Buffer => Buffer.from(ExportRundownRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportRundownRequest => ExportRundownRequest.decode(value),
+    responseSerialize: (value: RundownExport): Buffer => Buffer.from(RundownExport.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RundownExport => RundownExport.decode(value),
+  },
 } as const;
 
 export interface CoordinateServiceServer extends UntypedServiceImplementation {
   describeCoordinates: handleUnaryCall<DescribeCoordinatesRequest, DescribeCoordinatesResponse>;
   rundownsExist: handleUnaryCall<RundownsExistRequest, RundownsExistResponse>;
   readWithCells: handleUnaryCall<ReadWithCellsRequest, ReadWithCellsResponse>;
+  exportRundown: handleUnaryCall<ExportRundownRequest, RundownExport>;
 }
 
 export interface CoordinateServiceClient extends Client {
@@ -686,6 +896,21 @@ export interface CoordinateServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReadWithCellsResponse) => void,
+  ): ClientUnaryCall;
+  exportRundown(
+    request: ExportRundownRequest,
+    callback: (error: ServiceError | null, response: RundownExport) => void,
+  ): ClientUnaryCall;
+  exportRundown(
+    request: ExportRundownRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RundownExport) => void,
+  ): ClientUnaryCall;
+  exportRundown(
+    request: ExportRundownRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RundownExport) => void,
   ): ClientUnaryCall;
 }
 

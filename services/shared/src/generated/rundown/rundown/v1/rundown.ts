@@ -20,7 +20,9 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Cue, NewCue } from "./cues.js";
+import { OutputMessage } from "./output_message_record.js";
 import { SideEffect, WriteEffects } from "./side_effects.js";
+import { TextVariableInput } from "./text_variables.js";
 
 export const protobufPackage = "rundown.rundown.v1";
 
@@ -105,6 +107,17 @@ export interface ColumnInput {
   name: string;
 }
 
+/**
+ * A mention made with its rundown (an import). The id is the caller's: an import rewrites the
+ * mention references of its cells' HTML to these ids before it sends them.
+ */
+export interface NewMention {
+  id: string;
+  name: string;
+  color: string;
+  description: string;
+}
+
 export interface CreateRundownRequest {
   title: string;
   timezone?: string | undefined;
@@ -125,7 +138,17 @@ export interface CreateRundownRequest {
    * Idempotency-Key: a create whose id already names a rundown of the team makes nothing and
    * answers that rundown (a retry whose first attempt was applied but never answered).
    */
-  id?: string | undefined;
+  id?:
+    | string
+    | undefined;
+  /**
+   * An import also brings the rundown's mentions, text variables and output message, made in the
+   * same transaction under the same caps as their own writes.
+   */
+  mentions: NewMention[];
+  text_variables: TextVariableInput[];
+  /** Absent: the defaults (`updated_at` is not read). */
+  output_message: OutputMessage | undefined;
 }
 
 export interface GetRundownRequest {
@@ -748,6 +771,85 @@ export const ColumnInput: MessageFns<ColumnInput> = {
   },
 };
 
+function createBaseNewMention(): NewMention {
+  return { id: "", name: "", color: "", description: "" };
+}
+
+export const NewMention: MessageFns<NewMention> = {
+  encode(message: NewMention, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.color !== "") {
+      writer.uint32(26).string(message.color);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NewMention {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNewMention();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.color = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 function createBaseCreateRundownRequest(): CreateRundownRequest {
   return {
     title: "",
@@ -758,6 +860,9 @@ function createBaseCreateRundownRequest(): CreateRundownRequest {
     columns: [],
     cues: [],
     id: undefined,
+    mentions: [],
+    text_variables: [],
+    output_message: undefined,
   };
 }
 
@@ -786,6 +891,15 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
     }
     if (message.id !== undefined) {
       writer.uint32(66).string(message.id);
+    }
+    for (const v of message.mentions) {
+      NewMention.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.text_variables) {
+      TextVariableInput.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.output_message !== undefined) {
+      OutputMessage.encode(message.output_message, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -865,6 +979,30 @@ export const CreateRundownRequest: MessageFns<CreateRundownRequest> = {
             }
 
             message.id = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.mentions.push(NewMention.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.text_variables.push(TextVariableInput.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.output_message = OutputMessage.decode(reader, reader.uint32());
             continue;
           }
         }
