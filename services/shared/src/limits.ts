@@ -18,6 +18,8 @@ export const limits = {
    * 5 s every other call has.
    */
   wholeRundownWriteMs: 30_000,
+  /** A create storing more cells than this is a large one, with `wholeRundownWriteMs`. */
+  wholeRundownLargeCells: 10_000,
   bulkItems: 500,
   cuesPerRundown: 1_000,
   columnsPerRundown: 50,

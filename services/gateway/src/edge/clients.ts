@@ -22,8 +22,8 @@ export interface Clients {
   /** The gateway's own errands (verification keys, team limits Redis lacks). */
   auth: PromiseClient<typeof AuthServiceService>;
   rundown: PromiseClient<typeof RundownServiceService>;
-  /** The same service, for an import: a whole rundown's create, with a deadline to match (limits.wholeRundownWriteMs). */
-  rundownImport: PromiseClient<typeof RundownServiceService>;
+  /** The same service for a large create (over limits.wholeRundownLargeCells cells) and every import, with a deadline to match (limits.wholeRundownWriteMs). */
+  rundownWhole: PromiseClient<typeof RundownServiceService>;
   cues: PromiseClient<typeof CueServiceService>;
   columns: PromiseClient<typeof ColumnServiceService>;
   mentions: PromiseClient<typeof MentionServiceService>;
@@ -49,7 +49,7 @@ export function createClients(config: GatewayConfig): Clients {
     auth: createClient(AuthServiceService, config.AUTH_ADDR, { ...edge, signer: keys.signer({ kind: 'service', name: 'gateway' }) }),
     rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, edge),
     // Its create stores the cells within limits.wholeRundownWriteMs; this waits that and a margin.
-    rundownImport: createClient(RundownServiceService, config.RUNDOWN_ADDR, { ...edge, deadlineMs: Math.max(config.GRPC_DEADLINE_MS, limits.wholeRundownWriteMs + 10_000) }),
+    rundownWhole: createClient(RundownServiceService, config.RUNDOWN_ADDR, { ...edge, deadlineMs: Math.max(config.GRPC_DEADLINE_MS, limits.wholeRundownWriteMs + 10_000) }),
     // Served by the rundown service too (its bounded context owns a rundown's content).
     cues: createClient(CueServiceService, config.RUNDOWN_ADDR, edge),
     columns: createClient(ColumnServiceService, config.RUNDOWN_ADDR, edge),

@@ -76,7 +76,7 @@ export class GrpcCellsPort implements CellsPort {
 }
 
 /** Over this many cells, storing a new rundown's cells has limits.wholeRundownWriteMs. */
-const LARGE_STAGE = 10_000;
+const LARGE_STAGE = limits.wholeRundownLargeCells;
 
 /** Calls this service makes on its own behalf (cascades), not for a caller. */
 const internal: CallerContext = { requestId: 'req_rundown_cascade' };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
+import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
 import { TodDisplayFormat, type CreateRundownRequest, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
@@ -55,6 +55,16 @@ export function createRundownMessage(body: CreateRundownBody, id: string | undef
   };
 }
 
+/** How many cells a create body brings, its groups' children included. */
+function cellsOf(body: CreateRundownBody): number {
+  let n = 0;
+  for (const cue of body.cues ?? []) {
+    n += Object.keys(cue.cells ?? {}).length;
+    for (const child of cue.children ?? []) n += Object.keys(child.cells ?? {}).length;
+  }
+  return n;
+}
+
 /** Rundown routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. */
 export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
   return [
@@ -86,7 +96,10 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['plan.limit_exceeded', 'columns.too_many', 'cues.too_many'],
       response: rundownRecord,
       handler: async ({ body, caller, keyedId }) => {
-        const { rundown: created, side_effects } = await clients.rundown.createRundown(createRundownMessage(body, keyedId('rd')), caller);
+        // A large create's cells take longer than the usual deadline; waiting for them means a slow create
+        // is answered, not cut off with a 503 while it completes.
+        const client = cellsOf(body) > limits.wholeRundownLargeCells ? clients.rundownWhole : clients.rundown;
+        const { rundown: created, side_effects } = await client.createRundown(createRundownMessage(body, keyedId('rd')), caller);
         return { data: rundownJson(created!), location: `${urls.base}/rundowns/${created!.id}`, sideEffects: sideEffectsJson(side_effects) };
       },
     }),

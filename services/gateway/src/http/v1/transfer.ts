@@ -80,7 +80,7 @@ export function transferRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           output_message: plan.output_message && { ...plan.output_message, updated_at: undefined },
         });
         try {
-          const { rundown: created, side_effects } = await clients.rundownImport.createRundown(message, caller);
+          const { rundown: created, side_effects } = await clients.rundownWhole.createRundown(message, caller);
           return { data: rundownJson(created!), location: `${urls.base}/rundowns/${created!.id}`, sideEffects: sideEffectsJson(side_effects) };
         } catch (error) {
           throw relocated(error, plan);
