@@ -41,7 +41,9 @@ export async function main(argv: string[]): Promise<void> {
     const runner = new RunnerService(db, shows, orders, timers, events, sink);
     const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger });
     // Jobs a crash may have lost between a commit and their placement come back from the rows.
-    await Promise.all((await shows.pendingJobs(db)).map((show) => timers.replace([], show.jobs)));
+    const pending = await shows.pendingJobs(db);
+    timers.releaseOrphans(pending.flatMap((show) => show.jobs));
+    await Promise.all(pending.map((show) => timers.replace([], show.jobs)));
     // So do read-model writes: a kill between a commit and its status write left displays on the
     // revision before, for good once the show had ended (npm run chaos: a timed show served "running,
     // revision 3" while its row said "ended, revision 4"). The rows are the truth; a newer revision
