@@ -66,3 +66,39 @@ describe('a firing that never settles', () => {
     expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(500);
   });
 });
+
+describe('a job a stopped replica held', () => {
+  it('is placed again at start-up once its lock expired, and fires once', async () => {
+    const prefix = `timers-it-${randomBytes(3).toString('hex')}`;
+    const logger = createLogger('timers-it', 'silent');
+    const stopped = new BullTimers(inject('redisUrl'), logger, 30, prefix, 60_000, 1_000);
+    const job: JobSpec = { id: `deadline_rd_it_${randomBytes(3).toString('hex')}_1`, kind: 'deadline', rundown_id: 'rd_it', revision: 1, due_at: Date.now() + 100 };
+    let taken = false;
+    await stopped.start(async () => {
+      taken = true;
+      return new Promise<string>(() => undefined); // killed while firing: never settles
+    }, 1);
+    await stopped.place(job);
+    while (!taken) await new Promise((r) => setTimeout(r, 20));
+    // As a kill -9 leaves it: the job active in Redis, its lock no longer renewed.
+    await (stopped as unknown as { worker: { close(force: boolean): Promise<void> } }).worker.close(true);
+    const fired: number[] = [];
+    const restarted = new BullTimers(inject('redisUrl'), logger, 30, prefix, 60_000, 1_000);
+    try {
+      const since = Date.now();
+      restarted.releaseOrphans([job]);
+      await restarted.start(async () => {
+        fired.push(Date.now() - since);
+        return 'fired';
+      }, 1);
+      const deadline = Date.now() + 8_000;
+      while (fired.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 1_000)); // a second firing would show up here
+      expect(fired).toHaveLength(1);
+      expect(fired[0]!).toBeLessThan(5_000);
+    } finally {
+      await restarted.close();
+      await stopped.close();
+    }
+  });
+});

@@ -77,6 +77,8 @@ export class BullTimers implements Timers {
     private readonly prefix = 'bull',
     /** How long a firing may take before it fails and is retried (FIRE_TIMEOUT_MS). */
     private readonly fireTimeoutMs = FIRE_TIMEOUT_MS,
+    /** How long a worker's hold on a job lasts unless renewed (LOCK_MS). */
+    private readonly lockMs = LOCK_MS,
   ) {
     // BullMQ needs retries without limit on its connections (it blocks on one of them).
     this.redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
@@ -142,7 +144,7 @@ export class BullTimers implements Timers {
         connection: this.redis,
         prefix: this.prefix,
         concurrency,
-        lockDuration: LOCK_MS,
+        lockDuration: this.lockMs,
         removeOnComplete: KEEP_DONE,
         removeOnFail: KEEP_DONE,
         settings: { backoffStrategy: retryDelayMs },
@@ -161,7 +163,7 @@ export class BullTimers implements Timers {
   /**
    * At start-up, for the jobs the rows still need: one held by a replica that stopped (active, and
    * its lock no longer renewed) is removed once its lock has expired and placed again, so it fires
-   * within LOCK_MS of the restart. BullMQ would move it back only after two stalled checks 30 s apart,
+   * within a lock period (LOCK_MS) of the restart. BullMQ would move it back only after two stalled checks 30 s apart,
    * and missed it when Redis was away at one of them (npm run chaos: a runner killed 4 ms before a
    * deadline; its show never advanced). A job a live replica holds keeps its lock, renewed, and is
    * left to it. Runs in the background, checking every second for two lock periods.
@@ -169,7 +171,7 @@ export class BullTimers implements Timers {
   releaseOrphans(jobs: JobSpec[]): void {
     for (const spec of jobs) {
       void (async () => {
-        for (let waited = 0; waited <= 2 * LOCK_MS; waited += 1_000) {
+        for (let waited = 0; waited <= 2 * this.lockMs; waited += 1_000) {
           const job = await this.queue.getJob(spec.id);
           if (!job || !(await job.isActive())) return;
           if (!(await this.redis.exists(`${this.prefix}:${QUEUE_NAME}:${spec.id}:lock`))) {
