@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRundownEvents } from '@rundown/shared';
+import { readRundownEvents, runnerStatusKey } from '@rundown/shared';
 import { grpcHealth } from '../../scripts/launcher/health.js';
 import { createRundown, createTeam, system, v1, type ApiResponse } from '../support/client.js';
 import { query } from '../support/db.js';
 import { pidListeningOn } from '../support/processes.js';
+import { launcherRunnerPid } from '../support/runner.js';
 import { follow, type SseClient } from '../support/sse.js';
 
 // The short fault test of the suite (the full one, every service, Redis and PostgreSQL, is
@@ -132,4 +133,31 @@ describe('kill -9 of the rundown service under load', () => {
     expect([...acknowledged.values()].filter((id) => !seen.has(id))).toEqual([]);
     sse.close();
   }, 150_000);
+
+  it('a runner killed between a commit and its status write: the restarted runner writes the read model from the rows', async () => {
+    const show = await createRundown(owner, { title: 'Repair', cues: [{ title: 'A', duration_ms: 600_000 }, { title: 'B', duration_ms: 600_000 }] });
+    const started = await v1('POST', `/rundowns/${show.id}/action:start`, { token: caller });
+    expect(started.status, started.text).toBe(200);
+    // The window `npm run chaos` hit (a kill 9 ms after a commit): the row holds the revision, the read
+    // model still the one before it.
+    const key = runnerStatusKey(show.id);
+    const written = JSON.parse((await redis.get(key))!) as { revision: number };
+    expect(written.revision).toBe(started.body.data.revision);
+    await redis.set(key, JSON.stringify({ ...written, revision: written.revision - 1, phase: 'pre-show', active_cue: null }));
+    const pid = launcherRunnerPid()!;
+    process.kill(pid, 'SIGKILL');
+    const killedAt = Date.now();
+    for (;;) {
+      const now = JSON.parse((await redis.get(key))!) as { revision: number; phase: string; active_cue: { id: string } | null };
+      if (now.revision === written.revision) {
+        expect(now).toMatchObject({ phase: 'running', active_cue: { id: started.body.data.active_cue.id } });
+        break;
+      }
+      expect(Date.now() - killedAt, 'the restarted runner repairs the read model within 60 s').toBeLessThan(60_000);
+      await sleep(200);
+    }
+    expect(launcherRunnerPid()).not.toBe(pid);
+    const served = await v1('GET', `/rundowns/${show.id}/status`, { token: caller });
+    expect(served.body.data).toMatchObject({ phase: 'running', revision: written.revision });
+  }, 90_000);
 });

@@ -11,6 +11,9 @@ import { OutboxEventLog } from './repositories/status-events.js';
 import { RedisStatusSink } from './repositories/status-sink.js';
 import { ShowsRepository } from './repositories/shows.js';
 
+/** How far back the start-up repair of the status read model looks (shows changed within it). */
+const REPAIR_WITHIN_MS = 24 * 3600_000;
+
 const logger = createLogger('runner');
 
 export async function main(argv: string[]): Promise<void> {
@@ -38,12 +41,21 @@ export async function main(argv: string[]): Promise<void> {
     const runner = new RunnerService(db, shows, orders, timers, events, sink);
     const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger });
     // Jobs a crash or a Redis restart may have lost between a commit and their placement come back
-    // from the rows: at start-up and whenever the connection to Redis is back.
+    // from the rows: at start-up (with the jobs a stopped replica held, once their lock expired) and
+    // whenever the connection to Redis is back.
     const placePendingJobs = async () => {
       await Promise.all((await shows.pendingJobs(db)).map((show) => timers.replace([], show.jobs)));
     };
-    await placePendingJobs();
+    const pending = await shows.pendingJobs(db);
+    timers.releaseOrphans(pending.flatMap((show) => show.jobs));
+    await Promise.all(pending.map((show) => timers.replace([], show.jobs)));
     timers.onReconnect(placePendingJobs);
+    // So do read-model writes: a kill between a commit and its status write left displays on the
+    // revision before, for good once the show had ended (npm run chaos: a timed show served "running,
+    // revision 3" while its row said "ended, revision 4"). The rows are the truth; a newer revision
+    // already in Redis (another replica's) is kept.
+    const recent = await shows.recentViews(db, REPAIR_WITHIN_MS);
+    await Promise.all(recent.map((s) => sink.changed({ ...s.view, server_time: Math.round(s.at) }, s.team_id)));
     await timers.start((job) => runner.fire(job), config.TIMER_CONCURRENCY);
     // A blocking reader needs a connection of its own.
     const follower = new RundownEventFollower(redis.duplicate(), (id) => runner.refresh(id), logger);

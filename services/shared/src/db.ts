@@ -137,7 +137,7 @@ export function createDataSource(options: {
   poolSize?: number;
   applicationName: string;
 }): DataSource {
-  return new DataSource({
+  const dataSource = new DataSource({
     type: 'postgres',
     url: options.url,
     schema: options.schema,
@@ -150,6 +150,32 @@ export function createDataSource(options: {
     applicationName: options.applicationName,
     extra: { max: options.poolSize ?? 10, statement_timeout: 10_000 },
   });
+  const initialize = dataSource.initialize.bind(dataSource);
+  dataSource.initialize = async () => {
+    await initialize();
+    keepCheckedOutClientsAlive(pgPool(dataSource));
+    return dataSource;
+  };
+  return dataSource;
+}
+
+/**
+ * pg's pool listens for the errors of idle clients only: a client checked out and waiting (the
+ * runner opens a timed job's transaction ahead of its due instant) whose connection PostgreSQL cut
+ * emitted an unhandled 'error' and took the whole process down (npm run chaos: the runner crashed at
+ * every PostgreSQL restart, and the job it held stayed held). With a listener of its own on every
+ * client, the error surfaces where it belongs: that client's next statement fails (a connection
+ * error, answered as service_unavailable) and the client is discarded on release.
+ */
+function keepCheckedOutClientsAlive(pool: Pool): void {
+  const guarded = new WeakSet<object>();
+  const guard = (client: { on(event: 'error', listener: (err: Error) => void): unknown }) => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on('error', () => undefined);
+  };
+  pool.on('connect', guard);
+  pool.on('acquire', guard);
 }
 
 /**

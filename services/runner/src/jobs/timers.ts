@@ -29,6 +29,18 @@ const KEEP_DONE = { age: 24 * 3600, count: 100_000 };
  * quick attempts lost every deadline that fell due during a restart of a dependency (npm run chaos).
  */
 export const RETRY_ATTEMPTS = 2_000;
+
+/**
+ * A firing that has not settled by then fails (and is retried, as any failure): a job whose firing
+ * hung through a PostgreSQL restart stayed active for good, its lock renewed by a live worker, and
+ * its show never advanced (npm run chaos). Above every bound a firing waits on (the order's gRPC
+ * deadline, 5 s; PostgreSQL's statement_timeout, 10 s). A firing that still commits later is
+ * harmless: the retry finds the show at another revision and does nothing.
+ */
+export const FIRE_TIMEOUT_MS = 20_000;
+
+/** How long a worker's hold on a job lasts unless renewed (every half of it): how soon a job a killed replica held is free. */
+const LOCK_MS = 10_000;
 export const retryDelayMs = (attemptsMade: number): number => Math.min(2_000, 50 * 2 ** Math.max(0, attemptsMade - 1));
 
 /**
@@ -63,6 +75,10 @@ export class BullTimers implements Timers {
     private readonly logger: Logger,
     private readonly leadMs = 30,
     private readonly prefix = 'bull',
+    /** How long a firing may take before it fails and is retried (FIRE_TIMEOUT_MS). */
+    private readonly fireTimeoutMs = FIRE_TIMEOUT_MS,
+    /** How long a worker's hold on a job lasts unless renewed (LOCK_MS). */
+    private readonly lockMs = LOCK_MS,
   ) {
     // BullMQ needs retries without limit on its connections (it blocks on one of them).
     // Named, so that CLIENT LIST shows whose connections these are.
@@ -110,7 +126,7 @@ export class BullTimers implements Timers {
             this.firing.add(spec.id);
             try {
               const lateMs = Date.now() - spec.due_at;
-              const result = await fire(spec);
+              const result = await withTimeout(fire(spec), this.fireTimeoutMs + Math.max(0, spec.due_at - Date.now()));
               lateness.record(Math.max(0, Date.now() - spec.due_at) / 1000, { kind: spec.kind });
               span.setAttribute('rundown.job.result', result);
               this.logger.debug({ job: job.id, result, late_ms: lateMs }, 'timer fired');
@@ -129,6 +145,7 @@ export class BullTimers implements Timers {
         connection: this.redis,
         prefix: this.prefix,
         concurrency,
+        lockDuration: this.lockMs,
         removeOnComplete: KEEP_DONE,
         removeOnFail: KEEP_DONE,
         settings: { backoffStrategy: retryDelayMs },
@@ -159,6 +176,31 @@ export class BullTimers implements Timers {
       lost = false;
       restore().catch((err: Error) => this.logger.warn({ err: err.message }, 'placing the shows\' jobs again after a reconnect failed'));
     });
+  }
+
+  /**
+   * At start-up, for the jobs the rows still need: one held by a replica that stopped (active, and
+   * its lock no longer renewed) is removed once its lock has expired and placed again, so it fires
+   * within a lock period (LOCK_MS) of the restart. BullMQ would move it back only after two stalled checks 30 s apart,
+   * and missed it when Redis was away at one of them (npm run chaos: a runner killed 4 ms before a
+   * deadline; its show never advanced). A job a live replica holds keeps its lock, renewed, and is
+   * left to it. Runs in the background, checking every second for two lock periods.
+   */
+  releaseOrphans(jobs: JobSpec[]): void {
+    for (const spec of jobs) {
+      void (async () => {
+        for (let waited = 0; waited <= 2 * this.lockMs; waited += 1_000) {
+          const job = await this.queue.getJob(spec.id);
+          if (!job || !(await job.isActive())) return;
+          if (!(await this.redis.exists(`${this.prefix}:${QUEUE_NAME}:${spec.id}:lock`))) {
+            await job.remove();
+            this.logger.warn({ job: spec.id }, 'placing again a timer job a stopped replica held');
+            return this.place(spec);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
+        }
+      })().catch((err: Error) => this.logger.warn({ job: spec.id, err: err.message }, 'orphaned timer job not released'));
+    }
   }
 
   async replace(previous: JobSpec[], next: JobSpec[]): Promise<void> {
@@ -232,4 +274,13 @@ export class BullTimers implements Timers {
     await this.queue.close();
     this.redis.disconnect();
   }
+}
+
+/** `promise`, or a rejection after `ms` (the promise itself runs on). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timer job still firing after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -253,6 +253,18 @@ export class ShowsRepository {
     }[];
   }
 
+  /**
+   * The status stored with every show changed within `withinMs`, and when it was committed (ms): what
+   * the read model must hold, for the start-up repair (see app.ts).
+   */
+  async recentViews(db: Db, withinMs: number): Promise<{ rundown_id: string; team_id: string; view: Omit<Status, 'server_time'>; at: number }[]> {
+    return (await db.query(
+      `SELECT rundown_id, team_id, view, (extract(epoch FROM updated_at) * 1000)::float8 AS at
+         FROM runner.shows WHERE view IS NOT NULL AND updated_at > clock_timestamp() - make_interval(secs => $1)`,
+      [withinMs / 1000],
+    )) as { rundown_id: string; team_id: string; view: Omit<Status, 'server_time'>; at: number }[];
+  }
+
   /** The rundown is gone: its show and plays with it. */
   async remove(tx: Db, rundownId: string): Promise<void> {
     await tx.query('DELETE FROM runner.shows WHERE rundown_id = $1', [rundownId]);
