@@ -43,6 +43,8 @@ export const ROUTE_DEADLINE_MS = 5_000;
 export const HANG_MS = ROUTE_DEADLINE_MS + 5_000;
 /** Error answers a client may get while a dependency is down (the interface spec's retryable ones). */
 const ALLOWED_ERRORS = new Set(['service_unavailable', 'auth.revocation_check_unavailable']);
+/** v0 clients coming and going start at most this often (the team's v0 budget is 60 requests a minute). */
+const V0_CHURN_EVERY_MS = 1_500;
 /** A write not acknowledged after this long is given up (it counts as unacknowledged, never as lost). */
 const GIVE_UP_MS = 90_000;
 
@@ -531,11 +533,14 @@ export class MixedLoad {
   /**
    * v0 clients that come and go: one connects (polling or WebSocket in turn), waits for the
    * `serverTime` sent at connect (it has joined its rundown), and leaves; the next follows. Each must
-   * be served within 10 s.
+   * be served within 10 s. A connect counts against the team's v0 budget (60 a minute, shared with the
+   * followers' reconnects), so they start at most every V0_CHURN_EVERY_MS: faster, the budget itself
+   * refuses them.
    */
   async v0Churn(publicUrl: string, v0Token: string, rundownId: string): Promise<void> {
     for (let n = 0; !this.stopLoad && n < 100_000; n++) {
       const start = Date.now();
+      const refusals: string[] = [];
       const socket = io(publicUrl, {
         path: '/api-v0/socket.io',
         auth: { rundownId, apiToken: v0Token },
@@ -551,12 +556,16 @@ export class MixedLoad {
           resolve(true);
         });
         // A refused connect does not retry on its own: ask again.
-        socket.on('connect_error', () => setTimeout(() => !socket.connected && socket.connect(), 250));
+        socket.on('connect_error', (error: Error) => {
+          refusals.push(error.message);
+          setTimeout(() => !socket.connected && socket.connect(), 250);
+        });
       });
       socket.close();
-      this.samples.push({ route: 'v0 connect', start, end: Date.now(), status: served ? 200 : 0, outcome: served ? 'ok' : 'hang' });
-      if (!served) this.violate(`v0 client of ${rundownId}: no serverTime within 10 s of connecting`);
-      await sleep(300);
+      const detail = refusals.length ? `refused: ${[...new Set(refusals)].join('; ')}` : '';
+      this.samples.push({ route: 'v0 connect', start, end: Date.now(), status: served ? 200 : 0, outcome: served ? 'ok' : 'hang', detail });
+      if (!served) this.violate(`v0 client of ${rundownId}: no serverTime within 10 s of connecting ${detail}`);
+      await sleep(Math.max(300, start + V0_CHURN_EVERY_MS - Date.now()));
     }
   }
 
