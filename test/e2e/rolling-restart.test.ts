@@ -42,7 +42,7 @@ describe('a rolling restart of every replica of every service under load', () =>
       secrets: (await loadSecrets(dataDir, {})).secrets,
       ports: resolvePorts(await freePorts()).ports,
       replicas: 2,
-      steadyMs: 5_000,
+      steadyMs: 8_000,
       maxConnectionAgeMs: 3_000,
       shutdownDelayMs: 1_000,
       shutdownGraceMs: 15_000,
