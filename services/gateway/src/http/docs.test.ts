@@ -11,18 +11,10 @@ import { apiReferenceInitScript, apiReferencePageHtml, eventsPageHtml } from './
 import { openApiDocument } from './openapi.js';
 import { v0OpenApiDocument } from './v0/openapi.js';
 import { v0Router } from './v0/router.js';
-import { v1Routes } from './v1/index.js';
+import { testRoutes, testUrls } from './routes.fixture.js';
 
-const urls = {
-  base: 'http://api.test/v1',
-  docs: 'http://api.test/docs',
-  spec: 'http://api.test/v1/openapi.json',
-  errors: 'http://api.test/docs/api-v1/errors',
-  v0Spec: 'http://api.test/docs/api-v0/openapi.json',
-  asyncApi: 'http://api.test/docs/events/asyncapi.json',
-  events: 'http://api.test/docs/events',
-};
-const routes = v1Routes({} as never, urls, {} as never, {} as never);
+const urls = testUrls;
+const routes = testRoutes;
 
 type Media = { schema: unknown; example?: unknown; examples?: Record<string, { value: unknown }> };
 type Op = { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };

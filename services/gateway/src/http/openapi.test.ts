@@ -5,19 +5,11 @@ import { createLogger, errorCatalogue, errorCodes } from '@rundown/shared';
 import { errorReferenceHtml } from './docs.js';
 import { openApiDocument, routeErrorCodes } from './openapi.js';
 import { createPublicApp } from './server.js';
-import { v1Routes } from './v1/index.js';
 import { canonicalTimeZone, TIME_ZONE_FORMAT } from './v1/schemas/common.js';
+import { testRoutes, testUrls } from './routes.fixture.js';
 
-const urls = {
-  base: 'http://api.test/v1',
-  docs: 'http://api.test/docs',
-  spec: 'http://api.test/v1/openapi.json',
-  errors: 'http://api.test/docs/api-v1/errors',
-  v0Spec: 'http://api.test/docs/api-v0/openapi.json',
-  asyncApi: 'http://api.test/docs/events/asyncapi.json',
-  events: 'http://api.test/docs/events',
-};
-const routes = v1Routes({} as never, urls, {} as never, {} as never);
+const urls = testUrls;
+const routes = testRoutes;
 const document = openApiDocument(routes, urls) as { openapi: string; paths: Record<string, Record<string, { 'x-error-codes': string[]; responses: Record<string, unknown> }>> };
 
 type Layer = {

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger, errorCatalogue } from '@rundown/shared';
-import { v1Routes } from '../http/v1/index.js';
 import { McpTools } from './server.js';
 import { mcpReference, routeKey, TOOLS } from './tools.js';
+import { testRoutes, testUrls } from '../http/routes.fixture.js';
 
-const urls = {
-  base: 'http://api.test/v1',
-  docs: 'http://api.test/docs',
-  spec: 'http://api.test/v1/openapi.json',
-  errors: 'http://api.test/docs/api-v1/errors',
-  v0Spec: 'http://api.test/docs/api-v0/openapi.json',
-  asyncApi: 'http://api.test/docs/events/asyncapi.json',
-  events: 'http://api.test/docs/events',
-};
-const routes = v1Routes({} as never, urls, {} as never, {} as never);
+const urls = testUrls;
+const routes = testRoutes;
 const route = (key: string) => routes.find((r) => routeKey(r) === key)!;
 const mcp = new McpTools(routes, urls, createLogger('test'));
 const tool = (name: string) => mcp.tools.find((t) => t.name === name)!;
