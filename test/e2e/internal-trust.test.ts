@@ -13,7 +13,7 @@ import {
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { AuthAdminServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth_admin';
 import { CellServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';
-import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { CreateRundownRequest, RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerAdminServiceService, RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import { RundownAdminServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown_admin';
 import { createRundown, createTeam, system } from '../support/client.js';
@@ -185,7 +185,7 @@ describe('plan facts', () => {
     // What the gateway used to send, and any header a caller might try.
     metadata.set('x-team-max-rundowns', '1000');
     metadata.set('x-max-rundowns', '1000');
-    const res = await rawCall(address('rundown'), create as unknown as MethodDef, { title: 'one too many', columns: [], cues: [] }, metadata);
+    const res = await rawCall(address('rundown'), create as unknown as MethodDef, { ...CreateRundownRequest.decode(new Uint8Array()), title: 'one too many' }, metadata);
     expect(res.code).toBe(GrpcStatus.FAILED_PRECONDITION); // plan.limit_exceeded (422)
   });
 });

@@ -82,6 +82,9 @@ function unstatedRuleAt(schema: JsonSchema, path: (string | number)[]): string |
     const next: JsonSchema | undefined =
       typeof key === 'number' ? at.items : (at.properties?.[key] ?? (typeof at.additionalProperties === 'object' ? at.additionalProperties : undefined));
     if (!next) return undefined;
+    // A nullable member carries its rule on the anyOf around its type.
+    const wrapped = (next as Record<string, unknown>)[UNSTATED_RULE];
+    if (typeof wrapped === 'string') return wrapped;
     at = next.anyOf?.find((a) => a.type !== 'null') ?? next;
   }
   const rule = (at as Record<string, unknown>)[UNSTATED_RULE];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, limits, textToHtml, type Issue } from '@rundown/shared';
 import { cellRecord } from '../http/v1/schemas/cells.js';
 import { columnRecord, columnTypes } from '../http/v1/schemas/columns.js';
-import { color, epochMs, timezone } from '../http/v1/schemas/common.js';
+import { color, epochMs, timezone, UNSTATED_RULE } from '../http/v1/schemas/common.js';
 import { cueFields, cueRecord } from '../http/v1/schemas/cues.js';
 import { mentionRecord } from '../http/v1/schemas/mentions.js';
 import { outputMessageRecord } from '../http/v1/schemas/output-message.js';
@@ -41,26 +41,30 @@ const cellInput = z.union([
   z.string().max(limits.cellContentChars),
   z.strictObject({ content: z.string().max(limits.cellContentChars).optional(), content_html: z.string().max(limits.cellContentChars).optional() }),
 ]);
+// Rules JSON Schema cannot state (a value compared with others of the document), named for clients and tests.
 const cueInput = z.strictObject({
-  id: z.string().min(1).max(64).optional(),
+  id: z.string().min(1).max(64).optional().meta({ [UNSTATED_RULE]: 'Unique among the document’s cues.' }),
   ...cueFields,
-  parent_id: z.string().max(64).nullable().optional(),
-  cells: z.record(z.string(), cellInput).optional(),
+  parent_id: z.string().max(64).nullable().optional().meta({ [UNSTATED_RULE]: 'The id of a group earlier in `cues`; a group has no parent.' }),
+  cells: z
+    .record(z.string(), cellInput)
+    .optional()
+    .meta({ [UNSTATED_RULE]: 'Each key is the id of one of the document’s `columns`; only cues of type `cue` have cells.' }),
   prevent_edits: z.boolean().optional(),
   skipped_by: z.enum(['self', 'group']).nullable().optional(),
   created_at: stamp,
   updated_at: stamp,
 });
 const columnInput = z.strictObject({
-  id: z.string().min(1).max(64).optional(),
-  name: z.string().trim().min(1).max(limits.columnNameChars),
+  id: z.string().min(1).max(64).optional().meta({ [UNSTATED_RULE]: 'Unique among the document’s columns.' }),
+  name: z.string().trim().min(1).max(limits.columnNameChars).meta({ [UNSTATED_RULE]: 'Unique among the document’s columns once trimmed.' }),
   type: z.enum(columnTypes).optional(),
   created_at: stamp,
   updated_at: stamp,
 });
 const rundownInput = z.strictObject({
   id: ignoredId,
-  title: z.string().trim().min(1).max(limits.rundownTitleChars).optional(),
+  title: z.string().trim().min(1).max(limits.rundownTitleChars).optional().meta({ [UNSTATED_RULE]: 'Required unless the request gives `?title=`.' }),
   timezone: timezone.nullable().optional(),
   start_time: epochMs.nullable().optional(),
   end_time: z.number().nullable().optional(),
@@ -72,7 +76,7 @@ const rundownInput = z.strictObject({
   updated_at: stamp,
 });
 const mentionInput = z.strictObject({
-  id: z.string().min(1).max(64),
+  id: z.string().min(1).max(64).meta({ [UNSTATED_RULE]: 'Unique among the document’s mentions.' }),
   name: z.string().trim().min(1).max(limits.mentionNameChars),
   color: color.optional(),
   description: z.string().max(limits.mentionDescriptionChars).optional(),
@@ -80,7 +84,10 @@ const mentionInput = z.strictObject({
   updated_at: stamp,
 });
 const variableInput = z.strictObject({
-  key: z.string().regex(limits.textVariableKey, 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _'),
+  key: z
+    .string()
+    .regex(limits.textVariableKey, 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _')
+    .meta({ [UNSTATED_RULE]: 'Unique among the document’s text variables.' }),
   value: z.string().max(limits.textVariableValueChars),
   created_at: stamp,
   updated_at: stamp,
