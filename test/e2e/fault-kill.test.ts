@@ -106,8 +106,8 @@ describe('kill -9 of the rundown service under load', () => {
 
     // The outage was seen: a write in flight at the kill fails, one sent while the service is down waits
     // for it (calls wait for a replica within their deadline; the launcher restarts it after 1 s), so at
-    // least one of either. Every failure is
-    // a problem+json 503 service_unavailable, none past the deadline (5 s + slack).
+    // least one of either. Every failure is a problem+json 503 service_unavailable, none past the
+    // deadline (5 s + slack).
     const failed = attempts.filter((a) => a.status !== 201);
     const waited = attempts.filter((a) => a.status === 201 && a.ms >= 1_000);
     expect(failed.length + waited.length, 'the outage was seen').toBeGreaterThan(0);
