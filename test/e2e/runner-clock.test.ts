@@ -1,16 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataSource, createLogger } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
-import { runnerConfig } from '../../services/runner/src/config.js';
-import { RunnerService } from '../../services/runner/src/domain/runner.js';
-import { RundownOrderSource } from '../../services/runner/src/grpc/order-source.js';
-import { BullTimers } from '../../services/runner/src/jobs/timers.js';
-import { OutboxEventLog } from '../../services/runner/src/repositories/status-events.js';
-import { RedisStatusSink } from '../../services/runner/src/repositories/status-sink.js';
-import { ShowsRepository } from '../../services/runner/src/repositories/shows.js';
 import { createRundown, createTeam, system, v1 } from '../support/client.js';
+import { startInProcessRunner, type InProcessRunner } from '../support/in-process-runner.js';
 
 // A timed job waits in process for its due instant with setTimeout, which runs on the monotonic
 // clock truncated to the millisecond; the runner reads the wall clock (Date.now). The two disagree
@@ -26,30 +17,13 @@ import { createRundown, createTeam, system, v1 } from '../support/client.js';
 
 const slowClock = (origin = Date.now()) => () => Math.floor(origin + (Date.now() - origin) * 0.9);
 
-let db: DataSource;
-let runner: RunnerService<unknown>;
-let timers: BullTimers;
-let sink: RedisStatusSink;
-let orders: RundownOrderSource;
+let wired: InProcessRunner;
 
 beforeAll(async () => {
-  const s = system();
-  const config = runnerConfig({ DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR, INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS });
-  const logger = createLogger('runner-clock-e2e', 'silent');
-  db = await createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations: [], applicationName: 'runner-clock-e2e', poolSize: 4 }).initialize();
-  orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' }), 1_000);
-  timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS, `clock-e2e-${randomBytes(3).toString('hex')}`);
-  sink = new RedisStatusSink(config.REDIS_URL, logger);
-  runner = new RunnerService(db, new ShowsRepository(), orders, timers, new OutboxEventLog(), sink, slowClock()) as RunnerService<unknown>;
-  await timers.start((job) => runner.fire(job), 4);
+  wired = await startInProcessRunner('runner-clock-e2e', slowClock());
 });
 
-afterAll(async () => {
-  await timers?.close();
-  sink?.close();
-  orders?.close();
-  await db?.destroy();
-});
+afterAll(() => wired?.close());
 
 describe('a timed job whose wait ends before its due instant by the runner clock', () => {
   it('still fires at the due instant: the show auto-advances and then ends', async () => {
@@ -63,7 +37,7 @@ describe('a timed job whose wait ends before its due instant by the runner clock
     listener.on('message', (_c: string, m: string) => void (JSON.parse(m).rundown_id === rundown.id && heard.push(JSON.parse(m))));
     await listener.subscribe('runner:status');
     try {
-      const started = await runner.act({ requestId: 'req_clock_e2e', teamId: team.id, role: 'SHOWCALL' }, rundown.id, { kind: 'start' });
+      const started = await wired.runner.act({ requestId: 'req_clock_e2e', teamId: team.id, role: 'SHOWCALL' }, rundown.id, { kind: 'start' });
       const due = started.status.active_cue!.started_at + 600;
       // Real time runs ~11% ahead of this runner's clock: B is due ~670 ms of real time after the start, the end ~1.1 s.
       const deadline = Date.now() + 5_000;

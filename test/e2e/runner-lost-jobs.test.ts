@@ -1,17 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataSource, createLogger, pgDb } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
-import { runnerConfig } from '../../services/runner/src/config.js';
-import { RunnerService } from '../../services/runner/src/domain/runner.js';
-import { RundownOrderSource } from '../../services/runner/src/grpc/order-source.js';
-import { BullTimers, QUEUE_NAME } from '../../services/runner/src/jobs/timers.js';
-import { OutboxEventLog } from '../../services/runner/src/repositories/status-events.js';
-import { RedisStatusSink } from '../../services/runner/src/repositories/status-sink.js';
-import { ShowsRepository } from '../../services/runner/src/repositories/shows.js';
+import { pgDb } from '@rundown/shared';
+import { QUEUE_NAME } from '../../services/runner/src/jobs/timers.js';
 import { createRundown, createTeam, system } from '../support/client.js';
+import { startInProcessRunner, type InProcessRunner } from '../support/in-process-runner.js';
 
 // A show's next job is placed after the commit that planned it, in Redis. Between the two, Redis or
 // the process can be lost: the show is committed at its new revision and nothing will ever move it
@@ -21,34 +14,17 @@ import { createRundown, createTeam, system } from '../support/client.js';
 // services/runner/src/app.ts wires it, its jobs under a queue prefix of their own, and the lost
 // placement is made real by removing the job from Redis.
 
-const prefix = `lost-jobs-e2e-${randomBytes(3).toString('hex')}`;
-let db: DataSource;
-let runner: RunnerService<unknown>;
-let timers: BullTimers;
-let sink: RedisStatusSink;
-let orders: RundownOrderSource;
+let wired: InProcessRunner;
 let queue: Queue;
-const shows = new ShowsRepository();
 
 beforeAll(async () => {
-  const s = system();
-  const config = runnerConfig({ DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR, INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS });
-  const logger = createLogger('lost-jobs-e2e', 'silent');
-  db = await createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations: [], applicationName: 'lost-jobs-e2e', poolSize: 4 }).initialize();
-  orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' }), 1_000);
-  timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS, prefix);
-  sink = new RedisStatusSink(config.REDIS_URL, logger);
-  runner = new RunnerService(db, shows, orders, timers, new OutboxEventLog(), sink) as RunnerService<unknown>;
-  await timers.start((job) => runner.fire(job), 4);
-  queue = new Queue(QUEUE_NAME, { connection: new Redis(config.REDIS_URL, { maxRetriesPerRequest: null }), prefix });
+  wired = await startInProcessRunner('lost-jobs-e2e');
+  queue = new Queue(QUEUE_NAME, { connection: new Redis(system().redisUrl, { maxRetriesPerRequest: null }), prefix: wired.prefix });
 });
 
 afterAll(async () => {
   await queue?.close();
-  await timers?.close();
-  sink?.close();
-  orders?.close();
-  await db?.destroy();
+  await wired?.close();
 });
 
 /** A started show of two timed cues whose first deadline job, once committed, Redis no longer holds. */
@@ -60,7 +36,7 @@ async function startedWithLostJob(): Promise<{ rundownId: string; revisions: () 
   const heard: number[] = [];
   listener.on('message', (_c: string, m: string) => void (JSON.parse(m).rundown_id === rundown.id && heard.push(JSON.parse(m).revision)));
   await listener.subscribe('runner:status');
-  await runner.act({ requestId: 'req_lost_jobs', teamId: team.id, role: 'SHOWCALL' }, rundown.id, { kind: 'start' });
+  await wired.runner.act({ requestId: 'req_lost_jobs', teamId: team.id, role: 'SHOWCALL' }, rundown.id, { kind: 'start' });
   const job = `deadline_${rundown.id}_1`;
   expect(await queue.getJob(job)).toBeDefined();
   await queue.remove(job);
@@ -77,7 +53,7 @@ describe('a show whose job was lost between its commit and its placement', () =>
     const show = await startedWithLostJob();
     try {
       // The retry of the job that made the change: planned at an older revision, due now.
-      await timers.place({ id: `deadline_${show.rundownId}_0`, kind: 'deadline', rundown_id: show.rundownId, revision: 0, due_at: Date.now() });
+      await wired.timers.place({ id: `deadline_${show.rundownId}_0`, kind: 'deadline', rundown_id: show.rundownId, revision: 0, due_at: Date.now() });
       await until(() => show.revisions().includes(3), 8_000);
       expect(show.revisions()).toEqual(expect.arrayContaining([2, 3]));
     } finally {
@@ -87,15 +63,15 @@ describe('a show whose job was lost between its commit and its placement', () =>
 
   it('advances again once the timers reconnect to Redis', async () => {
     const show = await startedWithLostJob();
-    timers.onReconnect(async () => {
-      const row = await shows.find(pgDb(db), show.rundownId);
-      if (row) await timers.replace([], row.jobs);
+    wired.timers.onReconnect(async () => {
+      const row = await wired.shows.find(pgDb(wired.db), show.rundownId);
+      if (row) await wired.timers.replace([], row.jobs);
     });
     const admin = new Redis(system().redisUrl);
     try {
       const clients = String(await admin.client('LIST'))
         .split('\n')
-        .filter((line) => line.includes(` name=${prefix}-timers `));
+        .filter((line) => line.includes(` name=${wired.prefix}-timers `));
       expect(clients.length).toBeGreaterThan(0);
       for (const line of clients) await admin.client('KILL', 'ID', /\bid=(\d+)/.exec(line)![1]!);
       await until(() => show.revisions().includes(3), 8_000);

@@ -48,6 +48,14 @@ export function createSocketServer(http: HttpServer, options: SocketServerOption
     maxHttpBufferSize: 16_384,
     cors: { origin: '*' },
   });
+  /** The rundown's view as stored, or built and stored now (the caller holds the rundown's lock). */
+  const storedOrBuilt = async (rundownId: string, teamId: string) => {
+    const stored = await views.get(rundownId);
+    if (stored) return stored;
+    const built = await views.build(rundownId, teamId);
+    await views.put(rundownId, built);
+    return built;
+  };
   // Session ids name this replica, so a proxy can route a session's polling requests back here.
   io.engine.generateId = () => `${options.nodeId}.${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   // The frames of one change leave in one syscall per client (see write-coalescing.ts).
@@ -71,13 +79,7 @@ export function createSocketServer(http: HttpServer, options: SocketServerOption
       let view = await views.get(rundownId);
       if (!view) {
         try {
-          view = await views.locked(rundownId, async () => {
-            const stored = await views.get(rundownId);
-            if (stored) return stored;
-            const built = await views.build(rundownId, principal.teamId);
-            await views.put(rundownId, built);
-            return built;
-          });
+          view = await views.locked(rundownId, () => storedOrBuilt(rundownId, principal.teamId));
         } catch (error) {
           if (isAppError(error) && (error.code === 'rundowns.not_found' || error.code === 'not_found')) {
             return next(refusal("Rundown doesn't exist", 'rundowns.not_found'));
@@ -105,7 +107,7 @@ export function createSocketServer(http: HttpServer, options: SocketServerOption
     views
       .locked(rundownId, async () => {
         if (socket.disconnected) return;
-        if (!(await views.get(rundownId))) await views.put(rundownId, await views.build(rundownId, socket.data.principal.teamId));
+        await storedOrBuilt(rundownId, socket.data.principal.teamId);
         socket.join(room(rundownId));
         socket.emit('serverTime', new Date().toISOString());
       })

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer } from '@rundown/shared';
 import { runnerConfig } from './config.js';
 import { RunnerService } from './domain/runner.js';
+import type { JobSpec } from './domain/jobs.js';
 import { RundownOrderSource } from './grpc/order-source.js';
 import { runnerAdminHandlers, runnerHandlers } from './grpc/handlers.js';
 import { RundownEventFollower } from './jobs/rundown-events.js';
@@ -43,13 +44,11 @@ export async function main(argv: string[]): Promise<void> {
     // Jobs a crash or a Redis restart may have lost between a commit and their placement come back
     // from the rows: at start-up (with the jobs a stopped replica held, once their lock expired) and
     // whenever the connection to Redis is back.
-    const placePendingJobs = async () => {
-      await Promise.all((await shows.pendingJobs(db)).map((show) => timers.replace([], show.jobs)));
-    };
+    const place = (pending: { jobs: JobSpec[] }[]) => Promise.all(pending.map((show) => timers.replace([], show.jobs)));
     const pending = await shows.pendingJobs(db);
     timers.releaseOrphans(pending.flatMap((show) => show.jobs));
-    await Promise.all(pending.map((show) => timers.replace([], show.jobs)));
-    timers.onReconnect(placePendingJobs);
+    await place(pending);
+    timers.onReconnect(async () => void (await place(await shows.pendingJobs(db))));
     // So do read-model writes: a kill between a commit and its status write left displays on the
     // revision before, for good once the show had ended (npm run chaos: a timed show served "running,
     // revision 3" while its row said "ended, revision 4"). The rows are the truth; a newer revision

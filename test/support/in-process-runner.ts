@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { createDataSource, createLogger } from '@rundown/shared';
+import type { DataSource } from 'typeorm';
+import { runnerConfig } from '../../services/runner/src/config.js';
+import { RunnerService } from '../../services/runner/src/domain/runner.js';
+import { RundownOrderSource } from '../../services/runner/src/grpc/order-source.js';
+import { BullTimers } from '../../services/runner/src/jobs/timers.js';
+import { OutboxEventLog } from '../../services/runner/src/repositories/status-events.js';
+import { RedisStatusSink } from '../../services/runner/src/repositories/status-sink.js';
+import { ShowsRepository } from '../../services/runner/src/repositories/shows.js';
+import { system } from './client.js';
+
+export interface InProcessRunner {
+  runner: RunnerService<unknown>;
+  timers: BullTimers;
+  shows: ShowsRepository;
+  db: DataSource;
+  /** The queue prefix its jobs live under: only this runner fires them. */
+  prefix: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A runner wired in the test's process as services/runner/src/app.ts wires it (the system's
+ * database, Redis and rundown service over gRPC), firing its own jobs under a queue prefix of its own.
+ */
+export async function startInProcessRunner(name: string, clock?: () => number): Promise<InProcessRunner> {
+  const s = system();
+  const config = runnerConfig({ DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR, INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS });
+  const logger = createLogger(name, 'silent');
+  const prefix = `${name}-${randomBytes(3).toString('hex')}`;
+  const db = await createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations: [], applicationName: name, poolSize: 4 }).initialize();
+  const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' }), 1_000);
+  const timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS, prefix);
+  const sink = new RedisStatusSink(config.REDIS_URL, logger);
+  const shows = new ShowsRepository();
+  const runner = new RunnerService(db, shows, orders, timers, new OutboxEventLog(), sink, clock) as RunnerService<unknown>;
+  await timers.start((job) => runner.fire(job), 4);
+  return {
+    runner,
+    timers,
+    shows,
+    db,
+    prefix,
+    close: async () => {
+      await timers.close();
+      sink.close();
+      orders.close();
+      await db.destroy();
+    },
+  };
+}
