@@ -15,7 +15,11 @@
 //   3. The bare push baseline (a plain Node HTTP SSE server in its own process, nothing else): the
 //      time from sending `POST /emit` to the last of the same N clients receiving the frame, against
 //      the time from sending `action:next` to the last client's `status` frame (the ratio).
-//   options: --clients 1000 --actions 100 --telemetry on|off (off: to see telemetry's share) --json
+//   4. A cue's deadline → its over-time `status` frame: --deadlines rundowns (one SSE client each), each
+//      started on a single timed cue of 1-3 s; the time from the deadline (the cue's `started_at` plus its
+//      duration, the server's clock, on the same machine) to the frame's arrival. Baseline: a timer the
+//      bench itself sets for each deadline (what the measuring process's own event loop adds). Goal p99 <= 100 ms.
+//   options: --clients 1000 --actions 100 --deadlines 60 --telemetry on|off (off: to see telemetry's share) --json
 //
 // Traffic goes to loopback only; every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,6 +35,7 @@ const { values } = parseArgs({
   options: {
     clients: { type: 'string', default: quick ? '200' : '1000' },
     actions: { type: 'string', default: quick ? '30' : '100' },
+    deadlines: { type: 'string', default: quick ? '20' : '60' },
     json: { type: 'boolean', default: false },
     /** `off` measures the same without telemetry (to see its share); deployed is on. */
     telemetry: { type: 'string', default: 'on' },
@@ -39,6 +44,7 @@ const { values } = parseArgs({
 });
 const CLIENTS = Number(values.clients);
 const ACTIONS = Number(values.actions);
+const DEADLINES = Number(values.deadlines);
 const root = resolve(import.meta.dirname, '../..');
 
 
@@ -156,6 +162,49 @@ class StatusFollower {
   close(): void {
     this.req?.destroy();
   }
+}
+
+/** One SSE client of a rundown started on a single timed cue: when the second `status` frame of the start's revision (the over-time one) arrived, by the wall clock. */
+function overTimeFrameAt(url: string, token: string, agent: Agent, revisionOf: Promise<number>, timeoutMs: number): { opened: Promise<void>; arrived: Promise<number>; close: () => void } {
+  let req: ClientRequest | undefined;
+  let opened!: () => void;
+  let failOpen!: (e: Error) => void;
+  const openedP = new Promise<void>((ok, fail) => ((opened = ok), (failOpen = fail)));
+  const arrived = new Promise<number>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no over-time frame in ${timeoutMs} ms`)), timeoutMs);
+    const revisions: number[] = [];
+    let carry = '';
+    req = request(url, { agent, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        clearTimeout(timer);
+        failOpen(new Error(`events answered ${res.statusCode}`));
+        return fail(new Error(`events answered ${res.statusCode}`));
+      }
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const now = Date.now();
+        const frames = (carry + chunk).split('\n\n');
+        carry = frames.pop()!;
+        for (const f of frames) if (f.startsWith('event:status')) revisions.push(Number(/"revision":(\d+)/.exec(f)?.[1]));
+        // Open once the connect snapshot is in: a start sent before it could be folded into it.
+        if (revisions.length > 0) opened();
+        void revisionOf.then((r) => {
+          if (revisions.filter((x) => x === r).length >= 2) {
+            clearTimeout(timer);
+            ok(now);
+          }
+        });
+      });
+    });
+    req.on('error', (e) => {
+      failOpen(e);
+      fail(e);
+    });
+    req.end();
+  });
+  arrived.catch(() => undefined);
+  return { opened: openedP, arrived, close: () => req?.destroy() };
 }
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -296,6 +345,32 @@ try {
   await measure(roomShow, room, 5);
   const roomSamples = await measure(roomShow, room, ACTIONS);
   for (const f of room) f.close();
+
+  // Deadlines: one client per rundown, each started on a single timed cue; deadline -> over-time frame.
+  const deadlineShows = await Promise.all(
+    Array.from({ length: DEADLINES }, async (_, i) => {
+      const durationMs = 1_000 + Math.floor(Math.random() * 2_000);
+      const r = await must(`${base}/rundowns`, 'POST', owner, { title: `deadline ${i}`, cues: [{ title: 'Timed', duration_ms: durationMs }, { title: 'After', duration_ms: 60_000 }] }, 201);
+      return { id: r.id as string, durationMs };
+    }),
+  );
+  const overTimeLate: number[] = [];
+  const timerLate: number[] = [];
+  await Promise.all(
+    deadlineShows.map(async (show, i) => {
+      let revision!: (r: number) => void;
+      const revisionOf = new Promise<number>((ok) => (revision = ok));
+      const follower = overTimeFrameAt(`${base}/rundowns/${show.id}/events?events=`, viewer, agent, revisionOf, 30_000);
+      await follower.opened;
+      await new Promise((r) => setTimeout(r, (i / DEADLINES) * 1_000));
+      const started = await must(`${base}/rundowns/${show.id}/action:start`, 'POST', caller, undefined, 200);
+      revision(started.revision as number);
+      const due = (started.active_cue as { started_at: number }).started_at + show.durationMs;
+      timerLate.push(await new Promise<number>((ok) => setTimeout(() => ok(Date.now() - due), due - Date.now())));
+      overTimeLate.push((await follower.arrived) - due);
+      follower.close();
+    }),
+  );
   agent.destroy();
   pressAgent.destroy();
 
@@ -304,10 +379,14 @@ try {
   const roomFirstStats = summarize(roomSamples.firsts ?? []);
   const roomSentStats = summarize(roomSamples.fromSent ?? []);
   const bareStats = summarize(bareSamples);
+  const overTimeStats = summarize(overTimeLate);
+  const timerStats = summarize(timerLate);
   recordLatency('sse', 'action:next answer -> 1 client frame', soloStats);
   recordLatency('sse', `action:next answer -> last of ${CLIENTS} clients`, roomStats, { baseline: '1 client', ratio: roomStats.p99 / soloStats.p99, goal: 'p99 <= 50' });
   recordLatency('sse', `bare SSE: emit sent -> last of ${CLIENTS} clients`, bareStats);
   recordLatency('sse', `action:next sent -> last of ${CLIENTS} clients`, roomSentStats, { baseline: 'bare SSE emit (p99)', ratio: roomSentStats.p99 / bareStats.p99 });
+  recordLatency('sse', 'bare timer at the deadline (the bench process)', timerStats);
+  recordLatency('sse', `cue deadline -> over-time status frame (${DEADLINES} rundowns)`, overTimeStats, { baseline: 'bare timer (p99)', ratio: overTimeStats.p99 / Math.max(1, timerStats.p99), goal: 'p99 <= 100' });
   recordFigure({ bench: 'sse', name: 'memory per idle SSE connection, retained', unit: 'KB', n: CLIENTS, value: retainedPerConnectionKb, goal: '<= 20' });
   recordFigure({ bench: 'sse', name: 'memory per idle SSE connection, RSS', unit: 'KB', n: CLIENTS, value: perConnectionKb });
   const result = {
@@ -318,6 +397,8 @@ try {
     fan_out: roomStats,
     fan_out_first_client: roomFirstStats,
     ratio_p99: roomStats.p99 / soloStats.p99,
+    deadline_to_over_time_frame: overTimeStats,
+    bare_timer_lateness: timerStats,
     memory: { rss_before_kb: rssBefore, rss_idle_kb: rssIdle, rss_per_connection_kb: perConnectionKb, retained_per_connection_kb: retainedPerConnectionKb, heap_before: heapBefore, heap_idle: heapIdle },
   };
   if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -330,6 +411,8 @@ try {
     console.log(formatSummary(`bare SSE, emit sent -> last of ${CLIENTS}`, bareStats));
     console.log(formatSummary(`action:next sent -> last of ${CLIENTS}`, roomSentStats));
     console.log(`ratio p99 against the bare SSE server (same clients, same run): ${(roomSentStats.p99 / bareStats.p99).toFixed(2)}x`);
+    console.log(formatSummary(`cue deadline -> over-time status frame (${DEADLINES} rundowns)`, overTimeStats) + '   goal p99 <= 100 ms');
+    console.log(formatSummary('  baseline: a timer of the bench process at each deadline', timerStats));
     console.log(
       `memory per idle SSE connection: ${retainedPerConnectionKb.toFixed(1)} KB retained (JS heap + external after full GC, ${((heapBefore.heapUsed + heapBefore.external) / 1048576).toFixed(1)} MB → ${((heapIdle.heapUsed + heapIdle.external) / 1048576).toFixed(1)} MB); goal <= 20 KB`,
     );
