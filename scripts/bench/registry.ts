@@ -22,9 +22,10 @@ export const BENCHES: BenchEntry[] = [
   { name: 'runner', script: 'runner.ts', what: 'action:next, delayed-job lateness, GET /status against bare Express 5' },
   { name: 'cues', script: 'cues.ts', what: 'cues:bulk 500, GET 1,000 cues, cues:reorder 1,000' },
   { name: 'cells', script: 'cells.ts', what: 'cells:bulk 500 rich text, whole-rundown paged read, single reads' },
-  { name: 'sse', script: 'sse.ts', nodeArgs: ['--experimental-websocket'], what: 'SSE fan-out against 1 client and a bare SSE server; memory per idle stream' },
-  { name: 'v0', script: 'v0.ts', what: 'v0 Socket.IO fan-out against a bare Socket.IO server; memory per idle socket' },
+  { name: 'sse', script: 'sse.ts', nodeArgs: ['--experimental-websocket'], what: 'SSE fan-out against 1 client and a bare SSE server; memory per idle stream; a cue deadline to its over-time frame' },
+  { name: 'v0', script: 'v0.ts', what: 'v0 Socket.IO fan-out against a bare Socket.IO server (with and without write coalescing); memory per idle socket' },
   { name: 'transfer', script: 'transfer.ts', what: 'export (JSON, CSV) and import (CSV, JSON) of a 1,000-cue, 20-column rundown against GET ?include=cues and the equivalent create' },
   { name: 'timing', script: 'timing.ts', what: 'GET /timing and /report (JSON, CSV) of a 1,000-cue show; action:next and GET /status with and without timing subscribers' },
   { name: 'mcp', script: 'mcp.ts', what: 'an MCP tools/call get_status against GET /v1/rundowns/:id/status: sequential latency and throughput' },
+  { name: 'workarounds', script: 'workarounds.ts', what: 'each reach into a library internal against the plain library: find-my-way dispatch, AsyncResource#bind, the TypeORM pool' },
 ];

@@ -96,7 +96,7 @@ export function cpuMs(pid: number): number {
  * (WebSocket) at `/socket.io`; `POST /emit` writes its body to every SSE stream as a `status` frame and
  * emits it to every socket as `timesnap`, then answers; `POST /emit-v0` emits its body's `currentCue`,
  * `nextCue` and `timesnap` to every socket, in that order (what one v0 change sends). What fan-out costs
- * with nothing else in the way.
+ * with nothing else in the way. With `coalesce`, its connections write as the realtime service's do (write-coalescing.ts).
  */
 const BARE_PUSH = `
 import { createServer } from 'node:http';
@@ -137,14 +137,23 @@ const server = createServer((req, res) => {
   res.end();
 });
 const io = new Server(server, { transports: ['websocket'] });
+if (process.env.BARE_COALESCE === '1') {
+  // The realtime service's one write per connection per tick (Engine.IO's private flush): what it gains.
+  const { coalesceWrites } = await import('./src/write-coalescing.ts');
+  io.engine.on('connection', coalesceWrites);
+}
 io.on('connection', (socket) => socket.emit('serverTime', new Date().toISOString()));
 server.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-export function startBarePush(): Promise<{ url: string; child: ChildProcess }> {
+export function startBarePush(options: { coalesce?: boolean } = {}): Promise<{ url: string; child: ChildProcess }> {
   // Run from the realtime workspace so that `socket.io` resolves as the service resolves it.
-  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_PUSH], { stdio: ['ignore', 'pipe', 'inherit'], cwd: `${import.meta.dirname}/../../services/realtime` });
+  const child = spawn(process.execPath, [...(options.coalesce ? ['--import', 'tsx'] : []), '--input-type=module', '-e', BARE_PUSH], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: `${import.meta.dirname}/../../services/realtime`,
+    env: { ...process.env, BARE_COALESCE: options.coalesce ? '1' : '0' },
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bare push server exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {

@@ -639,6 +639,8 @@ export class MixedLoad {
         const expected = TIMED_CUES + 1;
         if (data?.phase !== 'ended' || data.revision !== expected) {
           this.violate(`timed show ${show.rundownId}: phase ${data?.phase} revision ${data?.revision}, expected ended at revision ${expected}`);
+          // What a stuck show's row and timer jobs say, for finding the fault window that lost its job.
+          console.log(`  timed show ${show.rundownId}, started ${new Date(show.startedAt).toISOString()}: ${await stuckShowDiagnosis(db, redis, show.rundownId)}`);
         }
         const events = (await readRundownEvents(redis, show.rundownId, '0-0', { count: 1000 })).flatMap((e) =>
           e.event.payload?.$case === 'status'
@@ -748,3 +750,34 @@ export class MixedLoad {
 /** What a client retries with the same key (interface spec: 5xx, revocation check unavailable, a request still in flight). */
 export const retryable = (a: Answer): boolean =>
   a.outcome === 'problem' || a.outcome === 'network' || a.status >= 500 || (a.status === 409 && a.body?.code === 'idempotency.in_flight');
+
+/** A stuck timed show's row (revision, planned jobs) and every BullMQ job of it (state, attempts, times), as one line. */
+async function stuckShowDiagnosis(db: pg.Client, redis: Redis, rundownId: string): Promise<string> {
+  const row = await db
+    .query<{ revision: string; jobs: unknown; updated: unknown }>('SELECT phase, revision, started_at, duration_ms, jobs, updated_at FROM runner.shows WHERE rundown_id = $1', [rundownId])
+    .then((r) => r.rows[0], (e: Error) => ({ error: e.message }));
+  const prefix = 'bull:runner-timers';
+  const jobs: Record<string, unknown>[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*${rundownId}*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      const id = key.slice(prefix.length + 1);
+      if (id.includes(':')) continue; // the job's lock or logs
+      const hash = await redis.hgetall(key);
+      const [delayed, completed, failed, active] = await Promise.all([
+        redis.zscore(`${prefix}:delayed`, id),
+        redis.zscore(`${prefix}:completed`, id),
+        redis.zscore(`${prefix}:failed`, id),
+        redis.lpos(`${prefix}:active`, id),
+      ]);
+      const state = delayed !== null ? 'delayed' : completed !== null ? 'completed' : failed !== null ? 'failed' : active !== null ? 'active' : 'other';
+      const { data, opts, stacktrace, ...rest } = hash;
+      void opts;
+      void stacktrace;
+      jobs.push({ id, state, ...rest, due_at: data ? (JSON.parse(data) as { due_at?: number }).due_at : undefined });
+    }
+  } while (cursor !== '0');
+  return JSON.stringify({ row, jobs });
+}

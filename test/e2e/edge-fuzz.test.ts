@@ -152,6 +152,54 @@ describe('answers Node’s HTTP layer would give bare', () => {
     expect(once.status, once.text).toBe(200);
   });
 
+  it('answers bad bytes after a finished answer on a kept-alive connection, and never writes into a stream under way', async () => {
+    const url = new URL(system().publicUrl);
+    // After a whole answer: the next request's bad bytes get their problem document on the same connection.
+    const after = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let data = '';
+      let sentBad = false;
+      socket.setEncoding('latin1');
+      socket.on('error', reject);
+      socket.on('data', (chunk: string) => {
+        data += chunk;
+        const [head = '', body = ''] = data.split('\r\n\r\n');
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? NaN);
+        if (!sentBad && Buffer.byteLength(body, 'latin1') >= length) {
+          sentBad = true;
+          socket.write(`FROB /v1/auth HTTP/1.1\r\nHost: ${host()}\r\n\r\n`);
+        }
+      });
+      socket.on('close', () => resolve(data));
+      socket.write(`GET /v1/auth HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${owner}\r\n\r\n`);
+      setTimeout(() => socket.end(), 5_000).unref();
+    });
+    expect(after, after).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(after).toMatch(/\}HTTP\/1\.1 400 Bad Request\r\n[^]*"code":"request\.malformed"/);
+    // During an SSE stream: the connection is closed, and no answer lands inside the stream.
+    const streamed = await new Promise<{ data: string; closed: boolean }>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let data = '';
+      let sentBad = false;
+      socket.setEncoding('latin1');
+      socket.on('error', reject);
+      socket.on('data', (chunk: string) => {
+        data += chunk;
+        if (!sentBad && /event: ?ready/.test(data)) {
+          sentBad = true;
+          socket.write(`FROB /v1/auth HTTP/1.1\r\nHost: ${host()}\r\n\r\n`);
+        }
+      });
+      socket.on('close', () => resolve({ data, closed: true }));
+      socket.write(`GET /v1/rundowns/${rundownId}/events HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${owner}\r\nAccept: text/event-stream\r\n\r\n`);
+      setTimeout(() => resolve({ data, closed: false }), 5_000).unref();
+    });
+    expect(streamed.data).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(streamed.data).toMatch(/event: ?ready/);
+    expect(streamed.closed, 'the stream is closed').toBe(true);
+    expect(streamed.data.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+  });
+
   it('still answers 100-continue with a normal exchange', async () => {
     const body = JSON.stringify({ title: 'continued' });
     const res = await raw(

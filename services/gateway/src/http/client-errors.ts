@@ -35,8 +35,11 @@ export interface ClientErrorOptions {
  * connection is closed after the answer, as Node does: the parser cannot resume mid-stream.
  */
 export function answerClientErrors(server: Server, options: ClientErrorOptions): void {
+  // The response each connection last carried (public API; Node's own handler reads its private `_httpMessage`).
+  const responses = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => responses.set(req.socket, res));
   const refuse = (error: NodeJS.ErrnoException, socket: Duplex, instance = instanceOf(error)) => {
-    answer(error, socket, instance, options).catch((err: unknown) => {
+    answer(error, socket, instance, responses.get(socket), options).catch((err: unknown) => {
       options.logger.error({ err }, 'could not answer a refused connection');
       socket.destroy();
     });
@@ -81,10 +84,11 @@ function pathOf(target: string): string {
 /** RFC 9112 §3.2: an HTTP/1.1 request must carry Host (Node's own check is turned off in favour of the edge's). */
 export const missingHost = (req: IncomingMessage): boolean => req.httpVersion === '1.1' && req.headers.host === undefined;
 
-async function answer(error: NodeJS.ErrnoException, socket: Duplex, instance: string, options: ClientErrorOptions): Promise<void> {
-  // As Node's default: nothing to say on a reset connection, or once a response is under way on it.
-  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+async function answer(error: NodeJS.ErrnoException, socket: Duplex, instance: string, last: ServerResponse | undefined, options: ClientErrorOptions): Promise<void> {
+  // As Node's default: nothing to say on a reset connection, or while a response is under way on it
+  // (an SSE stream: an answer written into it would corrupt the stream).
+  const underWay = last !== undefined && last.headersSent && !last.writableFinished;
+  if (error.code === 'ECONNRESET' || !socket.writable || underWay) {
     socket.destroy();
     return;
   }

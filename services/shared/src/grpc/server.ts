@@ -9,7 +9,6 @@ import {
   type ServerUnaryCall,
   type ServerWritableStream,
 } from '@grpc/grpc-js';
-import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -305,7 +304,6 @@ export async function startGrpcServer(options: {
       err ? reject(err) : resolve(bound),
     );
   });
-  widenReceiveWindows(server);
   return {
     server,
     port,
@@ -326,29 +324,6 @@ export async function startGrpcServer(options: {
         });
       }),
   };
-}
-
-/** A server's HTTP/2 receive window, per call and per connection: the largest request it accepts. */
-const REQUEST_WINDOW_BYTES = 8 * 1024 * 1024;
-
-/**
- * Lets a caller send a whole request without waiting for flow-control window updates: HTTP/2 starts
- * every stream and connection at 64 KB, so a 300 KB request (a 500-cell bulk) waited for several,
- * each a wake-up of both processes (about 2-4 ms of a bulk write's p50 here). grpc-js sets the
- * clients' window (`grpc-node.flow_control_window`, see client.ts) but has no server option, so each
- * new HTTP/2 session of the server is told here: the per-stream initial window in its SETTINGS, the
- * connection's by a window update. It reads grpc-js's own list of its HTTP/2 servers, and fails the
- * start-up if that is gone (a grpc-js upgrade: look for an option then) rather than go slow unseen.
- */
-function widenReceiveWindows(server: Server): void {
-  const http2Servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
-  if (!(http2Servers instanceof Map)) throw new Error('gRPC server: grpc-js keeps no http2Servers map any more; see widenReceiveWindows');
-  for (const http2Server of http2Servers.keys() as Iterable<Http2Server>) {
-    http2Server.on('session', (session: ServerHttp2Session) => {
-      session.settings({ initialWindowSize: REQUEST_WINDOW_BYTES });
-      session.setLocalWindowSize(REQUEST_WINDOW_BYTES);
-    });
-  }
 }
 
 function serviceName(definition: ServiceDefinition): string {

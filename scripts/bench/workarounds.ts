@@ -1,0 +1,179 @@
+// `npm run bench:workarounds`: each place the code leans on a library's internals or replaces its
+// mechanism, measured against the plain library in one run (docs/performance.md keeps those that
+// gain at least 10 % here, with their figure):
+//   router  the gateway's find-my-way dispatcher against one Express router over the same v1 route
+//           table (handlers answering a fixed record, no services): requests at 16 connections over
+//           three routes, and the CPU the server process spent per request (each its own process)
+//   bind    the lean AsyncResource#bind against Node's own: sequential unary grpc-js calls in one
+//           process, time per call and GC time
+//   pg      TypeORM's pool (`driver.master`), statements through `pg` itself against the same statement
+//           through `DataSource.query`: sequential and at 16 at once
+// The v0 write coalescing (Engine.IO's private flush) is measured by `npm run bench:v0` against the
+// same bare Socket.IO server without it.
+//   options: --only router,bind,pg --rounds 3 --seconds 6 --json
+// Loopback only; every loop is bounded by time or count.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent } from 'node:http';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { createDataSource, pgPool } from '@rundown/shared';
+import { createDatabase } from '../../test/support/infra.js';
+import { quick, recordFigure } from './figures.js';
+import { percentile } from './stats.js';
+import { cpuMs, statusOf } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', default: 'router,bind,pg' },
+    rounds: { type: 'string', default: quick ? '2' : '3' },
+    seconds: { type: 'string', default: quick ? '3' : '6' },
+    json: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+const parts = new Set(values.only.split(','));
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const CHILD = new URL('./workaround-servers.ts', import.meta.url).pathname;
+
+interface Verdict {
+  what: string;
+  measure: string;
+  plain: number;
+  workaround: number;
+  /** How much less the workaround costs than the plain library, in % (positive: it gains). */
+  gain: number;
+}
+const verdicts: Verdict[] = [];
+const lowerIsBetter = (what: string, measure: string, plain: number, workaround: number) =>
+  verdicts.push({ what, measure, plain, workaround, gain: (100 * (plain - workaround)) / plain });
+
+const children: ChildProcess[] = [];
+function startChild(kind: string, variant: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', CHILD, kind, variant], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${kind} ${variant} exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('PORT ') || line.startsWith('RESULT ')) resolve({ child, line });
+    });
+  });
+}
+
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+
+try {
+  if (parts.has('router')) {
+    const servers = await Promise.all(
+      (['express', 'fmw'] as const).map(async (variant) => {
+        const { child, line } = await startChild('router', variant);
+        return { variant, pid: child.pid!, base: `http://127.0.0.1:${line.slice(5)}` };
+      }),
+    );
+    const paths = ['/v1/rundowns/rd_1', '/v1/rundowns/rd_1/status', '/v1/rundowns/rd_1/cues/cue_1'];
+    for (const s of servers) for (const p of paths) if ((await statusOf(`${s.base}${p}`, {}, new Agent())) !== 200) throw new Error(`${s.variant} ${p} did not answer 200`);
+    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+    const load = async (base: string, durationS: number) => {
+      let done = 0;
+      const until = performance.now() + durationS * 1000;
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, w) => {
+          for (let i = w; performance.now() < until; i++) {
+            if ((await statusOf(`${base}${paths[i % paths.length]}`, {}, agent)) !== 200) throw new Error('a request failed');
+            done++;
+          }
+        }),
+      );
+      return done;
+    };
+    for (const s of servers) await load(s.base, 1);
+    const rate = { express: [] as number[], fmw: [] as number[] };
+    const cpu = { express: 0, fmw: 0 };
+    const requests = { express: 0, fmw: 0 };
+    for (let r = 0; r < rounds; r++) {
+      for (const s of servers) {
+        const before = cpuMs(s.pid);
+        const n = await load(s.base, seconds / rounds);
+        cpu[s.variant] += cpuMs(s.pid) - before;
+        requests[s.variant] += n;
+        rate[s.variant].push(n / (seconds / rounds));
+      }
+    }
+    agent.destroy();
+    const cpuPer = (v: 'express' | 'fmw') => (1000 * cpu[v]) / requests[v];
+    lowerIsBetter('find-my-way dispatcher instead of Express routing (gateway)', 'server CPU per request (µs)', cpuPer('express'), cpuPer('fmw'));
+    lowerIsBetter('find-my-way dispatcher instead of Express routing (gateway)', 'time per request at 16 connections (µs, 1/throughput)', 1e6 / median(rate.express), 1e6 / median(rate.fmw));
+  }
+
+  if (parts.has('bind')) {
+    const results = { node: [] as { us_per_call: number; gc_ms_per_1000_calls: number }[], lean: [] as { us_per_call: number; gc_ms_per_1000_calls: number }[] };
+    for (let r = 0; r < rounds; r++) {
+      for (const variant of ['node', 'lean'] as const) {
+        const { line } = await startChild('bind', variant, { BIND_CALLS: quick ? '5000' : '20000' });
+        results[variant].push(JSON.parse(line.slice(7)));
+      }
+    }
+    const per = (v: 'node' | 'lean', k: 'us_per_call' | 'gc_ms_per_1000_calls') => median(results[v].map((x) => x[k]));
+    lowerIsBetter('AsyncResource#bind replaced (Node 20)', 'sequential grpc-js unary call (µs)', per('node', 'us_per_call'), per('lean', 'us_per_call'));
+    lowerIsBetter('AsyncResource#bind replaced (Node 20)', 'GC time per 1,000 calls (ms)', per('node', 'gc_ms_per_1000_calls'), per('lean', 'gc_ms_per_1000_calls'));
+  }
+
+  if (parts.has('pg')) {
+    const database = await createDatabase(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'bench_workarounds');
+    const db = createDataSource({ url: database.url, schema: 'public', migrations: [], applicationName: 'bench-workarounds' });
+    try {
+      await db.initialize();
+      await db.query('CREATE TABLE rundowns (id text PRIMARY KEY, team_id text NOT NULL, title text NOT NULL, body jsonb NOT NULL)');
+      await db.query(`INSERT INTO rundowns SELECT 'rd_' || i, 'team_1', 'Rundown ' || i, '{"columns":[]}' FROM generate_series(1, 1000) i`);
+      const pool = pgPool(db);
+      const sql = 'SELECT id, team_id, title, body FROM rundowns WHERE id = $1';
+      const viaTypeorm = async (i: number) => void (await db.query(sql, [`rd_${(i % 1000) + 1}`]));
+      const viaPg = async (i: number) => void (await pool.query(sql, [`rd_${(i % 1000) + 1}`]));
+      const sequential = async (fn: (i: number) => Promise<void>, n: number) => {
+        const t0 = performance.now();
+        for (let i = 0; i < n; i++) await fn(i);
+        return (1000 * (performance.now() - t0)) / n;
+      };
+      const concurrent = async (fn: (i: number) => Promise<void>, durationS: number) => {
+        let done = 0;
+        const until = performance.now() + durationS * 1000;
+        await Promise.all(Array.from({ length: 16 }, async () => {
+          while (performance.now() < until) await fn(done++);
+        }));
+        return (1e6 * durationS) / done;
+      };
+      await sequential(viaTypeorm, 500);
+      await sequential(viaPg, 500);
+      const seq = { typeorm: [] as number[], pg: [] as number[] };
+      const conc = { typeorm: [] as number[], pg: [] as number[] };
+      const n = quick ? 1000 : 3000;
+      for (let r = 0; r < rounds; r++) {
+        seq.typeorm.push(await sequential(viaTypeorm, n / rounds));
+        seq.pg.push(await sequential(viaPg, n / rounds));
+        conc.typeorm.push(await concurrent(viaTypeorm, seconds / rounds / 2));
+        conc.pg.push(await concurrent(viaPg, seconds / rounds / 2));
+      }
+      lowerIsBetter('TypeORM pool (driver.master) for statements through pg', 'sequential read of one row (µs)', median(seq.typeorm), median(seq.pg));
+      lowerIsBetter('TypeORM pool (driver.master) for statements through pg', 'time per read at 16 at once (µs, 1/throughput)', median(conc.typeorm), median(conc.pg));
+    } finally {
+      if (db.isInitialized) await db.destroy();
+      await database.drop();
+    }
+  }
+} finally {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+}
+
+for (const v of verdicts) {
+  recordFigure({ bench: 'workarounds', name: `${v.what}: ${v.measure}`, unit: '%', value: v.gain, baseline: `plain library ${v.plain.toFixed(1)}`, goal: '>= 10 to keep' });
+}
+if (values.json) process.stdout.write(`${JSON.stringify(verdicts)}\n`);
+else {
+  console.log('Workarounds against the plain library (same run; gain = how much less the workaround costs):');
+  for (const v of verdicts) {
+    console.log(`  ${v.what}\n    ${v.measure.padEnd(52)} plain ${v.plain.toFixed(2).padStart(9)}  with it ${v.workaround.toFixed(2).padStart(9)}  gain ${v.gain.toFixed(1).padStart(6)} %  ${v.gain >= 10 ? 'keeps its place' : 'under 10 %'}`);
+  }
+}
