@@ -9,8 +9,8 @@ import { startInProcessRunner, type InProcessRunner } from '../support/in-proces
 // A show's next job is placed after the commit that planned it, in Redis. Between the two, Redis or
 // the process can be lost: the show is committed at its new revision and nothing will ever move it
 // (a timed show that stopped advancing in `npm run chaos`). The row keeps its revision's jobs; they
-// are placed again when a stale job of the show fires (the retry of the job whose change committed)
-// and when the timers' Redis connection is back. Here a runner is wired in process as
+// are placed again when a stale job of the show fires (the retry of the job whose change committed),
+// when an action is sent again under its key, and when the timers' Redis connection is back. Here a runner is wired in process as
 // services/runner/src/app.ts wires it, its jobs under a queue prefix of their own, and the lost
 // placement is made real by removing the job from Redis.
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 /** A started show of two timed cues whose first deadline job, once committed, Redis no longer holds. */
-async function startedWithLostJob(): Promise<{ rundownId: string; revisions: () => number[]; stop: () => void }> {
+async function startedWithLostJob(requestKey?: string): Promise<{ rundownId: string; teamId: string; revisions: () => number[]; stop: () => void }> {
   const team = await createTeam();
   const owner = await team.token('OWNER');
   const rundown = await createRundown(owner, { title: 'Lost job', cues: [{ title: 'A', duration_ms: 1_500, auto_advance: true }, { title: 'B', duration_ms: 500, auto_advance: true }] });
@@ -36,12 +36,12 @@ async function startedWithLostJob(): Promise<{ rundownId: string; revisions: () 
   const heard: number[] = [];
   listener.on('message', (_c: string, m: string) => void (JSON.parse(m).rundown_id === rundown.id && heard.push(JSON.parse(m).revision)));
   await listener.subscribe('runner:status');
-  await wired.runner.act({ requestId: 'req_lost_jobs', teamId: team.id, role: 'SHOWCALL' }, rundown.id, { kind: 'start' });
+  await wired.runner.act({ requestId: 'req_lost_jobs', teamId: team.id, role: 'SHOWCALL' }, rundown.id, { kind: 'start' }, requestKey);
   const job = `deadline_${rundown.id}_1`;
   expect(await queue.getJob(job)).toBeDefined();
   await queue.remove(job);
   expect(await queue.getJob(job)).toBeUndefined();
-  return { rundownId: rundown.id, revisions: () => heard, stop: () => listener.disconnect() };
+  return { rundownId: rundown.id, teamId: team.id, revisions: () => heard, stop: () => listener.disconnect() };
 }
 
 async function until(check: () => boolean, ms: number): Promise<void> {
@@ -54,6 +54,21 @@ describe('a show whose job was lost between its commit and its placement', () =>
     try {
       // The retry of the job that made the change: planned at an older revision, due now.
       await wired.timers.place({ id: `deadline_${show.rundownId}_0`, kind: 'deadline', rundown_id: show.rundownId, revision: 0, due_at: Date.now() });
+      await until(() => show.revisions().includes(3), 8_000);
+      expect(show.revisions()).toEqual(expect.arrayContaining([2, 3]));
+    } finally {
+      show.stop();
+    }
+  });
+
+  it('advances again once the action is sent again under its key (its answer lost, its commit stored)', async () => {
+    // PostgreSQL gone during COMMIT: the change is stored, the runner saw an error and placed nothing,
+    // and the caller sends the action again with its Idempotency-Key.
+    const show = await startedWithLostJob('key_lost_answer');
+    try {
+      const again = await wired.runner.act({ requestId: 'req_lost_jobs_again', teamId: show.teamId, role: 'SHOWCALL' }, show.rundownId, { kind: 'start' }, 'key_lost_answer');
+      expect(again.status.revision).toBe(1);
+      expect(await queue.getJob(`deadline_${show.rundownId}_1`)).toBeDefined();
       await until(() => show.revisions().includes(3), 8_000);
       expect(show.revisions()).toEqual(expect.arrayContaining([2, 3]));
     } finally {

@@ -369,7 +369,11 @@ export class RunnerService<R> {
       // The clock is read under the lock: the transitions of one show are timed in the order they apply.
       const now = this.clock();
       if (requestKey !== undefined && row.request_keys.includes(requestKey)) {
-        return { status: status(rundownId, row.state, order, now), side_effects: [], teamId: row.team_id, published: false };
+        // The retry of an action whose answer was lost: its commit may have been too (PostgreSQL gone
+        // during COMMIT, the change stored all the same), and with it the placing of its jobs; nothing
+        // else would place them (npm run chaos: a timed show started this way never advanced). Placing
+        // a job that exists changes nothing; so does writing the read model at a revision it holds.
+        return { status: status(rundownId, row.state, order, now), side_effects: [], teamId: row.team_id, published: true, jobs: { previous: [], next: row.jobs } };
       }
       const outcome = transition(rundownId, row.state, action, order, now);
       const after = status(rundownId, outcome.state, order, now);
