@@ -76,6 +76,19 @@ describe('a show whose job was lost between its commit and its placement', () =>
     }
   });
 
+  it('advances again once an action that changes nothing is sent (a retry without a key)', async () => {
+    const show = await startedWithLostJob();
+    try {
+      const again = await wired.runner.act({ requestId: 'req_lost_jobs_keyless', teamId: show.teamId, role: 'SHOWCALL' }, show.rundownId, { kind: 'start' });
+      expect(again.status.revision).toBe(1);
+      expect(await queue.getJob(`deadline_${show.rundownId}_1`)).toBeDefined();
+      await until(() => show.revisions().includes(3), 8_000);
+      expect(show.revisions()).toEqual(expect.arrayContaining([2, 3]));
+    } finally {
+      show.stop();
+    }
+  });
+
   it('advances again once the timers reconnect to Redis', async () => {
     const show = await startedWithLostJob();
     wired.timers.onReconnect(async () => {

@@ -338,7 +338,9 @@ export class RunnerService<R> {
         if (written) return { status: after, side_effects: [], teamId: row.team_id, published: true };
         return timed ? null : RETRY_LOCKED;
       }
-      return read || timed ? { status: after, side_effects: [], teamId: row.team_id, published: false } : RETRY_LOCKED;
+      if (timed) return { status: after, side_effects: [], teamId: row.team_id, published: false };
+      // An action that changes nothing may be a caller's retry of one whose commit was stored unseen: see underLock.
+      return read ? { status: after, side_effects: [], teamId: row.team_id, published: false, jobs: { previous: [], next: row.jobs } } : RETRY_LOCKED;
     }
     const change = this.changeOf(rundownId, row, outcome, after, source, order, now, { requestKey });
     if (!(await this.shows.save(this.pool, rundownId, row.state.revision, outcome.state, change.jobs, after, change.writes))) {
@@ -380,7 +382,10 @@ export class RunnerService<R> {
       if (!outcome.changed) {
         // A deadline without auto_advance changes nothing, but displays hear that the cue is now over time.
         if (outcome.overtime) await this.events.status(tx, after, row.team_id, source.records);
-        return { status: after, side_effects: [], teamId: row.team_id, published: outcome.overtime };
+        // An action that changes nothing may be the retry (without a key) of one whose commit was stored
+        // unseen: its jobs are placed again, as for a retry under its key.
+        const jobs = expectRevision === undefined ? { jobs: { previous: [], next: row.jobs } } : {};
+        return { status: after, side_effects: [], teamId: row.team_id, published: outcome.overtime, ...jobs };
       }
       const newRun = action.kind === 'reset';
       const change = this.changeOf(rundownId, row, outcome, after, source, order, now, { requestKey, newRun });
