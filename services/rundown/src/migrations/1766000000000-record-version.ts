@@ -30,12 +30,12 @@ export class RecordVersion1766000000000 implements MigrationInterface {
     await db.query(`
       CREATE FUNCTION rundown.record_written_by_columns() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        UPDATE rundown.rundowns SET record_version = record_version WHERE id IN (SELECT DISTINCT rundown_id FROM written_columns);
+        UPDATE rundown.rundowns SET record_version = record_version WHERE id = NEW.rundown_id;
         RETURN NULL;
       END $$`);
     await db.query(`
       CREATE TRIGGER columns_private_record_version AFTER UPDATE OF private ON rundown.columns
-      REFERENCING NEW TABLE AS written_columns FOR EACH STATEMENT EXECUTE FUNCTION rundown.record_written_by_columns()`);
+      FOR EACH ROW WHEN (OLD.private IS DISTINCT FROM NEW.private) EXECUTE FUNCTION rundown.record_written_by_columns()`);
   }
 
   async down(db: QueryRunner): Promise<void> {
