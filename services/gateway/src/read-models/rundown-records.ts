@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { AppError, looksLikeId, readRundownRecord, type CallerContext, type Logger } from '@rundown/shared';
+import { AppError, looksLikeId, readRundownRecord, type CallerContext, type Logger, type StoredRundownRecord } from '@rundown/shared';
 import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
 /**
@@ -14,6 +14,9 @@ import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
  * plainly one of these (no team, an id of the wrong shape, no stored record, Redis unavailable)
  * answers undefined: the caller then asks the rundown service, which applies its own rules and
  * fills the read model.
+ *
+ * The Redis read (`fetch`) may start before the request is authenticated (the route's `prefetch`), so
+ * that it shares the round trip of the edge's own check; `get` decides what the caller sees.
  */
 export class RundownRecordReader {
   constructor(
@@ -21,14 +24,18 @@ export class RundownRecordReader {
     private readonly logger: Logger,
   ) {}
 
-  async get(caller: CallerContext, rundownId: string): Promise<Rundown | undefined> {
+  /** What Redis holds for the rundown, or the error that kept it from answering; never rejects. */
+  fetch(rundownId: string): Promise<StoredRundownRecord | Error> {
+    return readRundownRecord(this.redis, rundownId).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  }
+
+  /** The record as `caller` may see it, from `fetched` (a `fetch` of this id) or read now; undefined: ask the rundown service. */
+  async get(caller: CallerContext, rundownId: string, fetched?: Promise<StoredRundownRecord | Error>): Promise<Rundown | undefined> {
     if (!caller.teamId || !looksLikeId(rundownId)) return undefined;
     if (caller.tokenRundownId && caller.tokenRundownId !== rundownId) throw new AppError('rundowns.not_found');
-    let stored;
-    try {
-      stored = await readRundownRecord(this.redis, rundownId);
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'rundown record read model unavailable; asking the rundown service');
+    const stored = await (fetched ?? this.fetch(rundownId));
+    if (stored instanceof Error) {
+      this.logger.warn({ err: stored.message }, 'rundown record read model unavailable; asking the rundown service');
       return undefined;
     }
     if (stored === undefined) return undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
+import { limits, looksLikeId, rundownStatusNames, todDisplayFormatNames, type StoredRundownRecord } from '@rundown/shared';
 import { TodDisplayFormat, type CreateRundownRequest, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
@@ -118,7 +118,12 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls, records?: Rund
       query: rundownReadQuery,
       errors: ['rundowns.not_found', 'payload.too_large'],
       response: rundownRecord,
-      handler: async ({ params, query, caller }) => {
+      // The plain read's record, read alongside the edge check (the handler decides what the caller sees).
+      prefetch: (req) => {
+        const id = req.params.id;
+        return records && typeof id === 'string' && looksLikeId(id) && req.query.include === undefined ? records.fetch(id) : undefined;
+      },
+      handler: async ({ params, query, caller, prefetched }) => {
         const include = query.include ?? new Set();
         if (include.has('cells')) {
           // The rundown service reads rundown, cues and cells in one snapshot (CoordinateService.ReadWithCells).
@@ -127,7 +132,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls, records?: Rund
           return { data: rundownJson(read.rundown!), included };
         }
         if (!include.has('cues')) {
-          const stored = await records?.get(caller, params.id!);
+          const stored = await records?.get(caller, params.id!, prefetched as Promise<StoredRundownRecord | Error> | undefined);
           return { data: rundownJson(stored ?? (await clients.rundown.getRundown({ rundown_id: params.id! }, caller))) };
         }
         const { rundown, cues } = await clients.rundown.getRundownWithCues({ rundown_id: params.id! }, caller);
