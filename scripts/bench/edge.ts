@@ -5,8 +5,11 @@
 // in interleaved rounds with the same number of keep-alive connections, it measures throughput and
 // p50/p99 of: bare Express, the gateway's static `GET /healthz`, an authenticated `GET /v1/auth`
 // (token, revocation, rate limit, envelope) and `GET /v1/rundowns/:id` (the same plus a gRPC hop and
-// PostgreSQL), each with its ratio against bare Express; then sequential `GET /v1/rundowns/:id` over
-// one connection.
+// PostgreSQL), each with its ratio against bare Express; `GET /v1/rundowns/:id` also against a
+// one-process Express 5 + pg app reading the same row of the same database (its own process, started
+// here: what a monolith pays for the read); then sequential `GET /v1/rundowns/:id` over one connection
+// (and the one-process read's, for reference), and sequential `?include=cues` and `GET /cues` of a
+// 1,000-cue rundown.
 //
 //   npm run bench:edge [-- --seconds 12 --rounds 3 --concurrency 16 --sequential 1000 --traces export --json]
 //     --traces export  traces exported over OTLP/HTTP (to a sink this script runs) and sampled at the
@@ -29,7 +32,7 @@ import { freePorts, startSystem } from '../launcher/child.js';
 import { createDatabase } from '../../test/support/infra.js';
 import { percentile, summarize } from './stats.js';
 import { quick, recordFigure, recordLatency } from './figures.js';
-import { cpuMs, servicePids, startBareExpress, startTraceSink, statusOf } from './support.js';
+import { cpuMs, servicePids, startBareExpress, startBareExpressPg, startTraceSink, statusOf } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -157,7 +160,10 @@ try {
   });
   cleanups.push(() => system.stop());
   const { ready } = system;
-  watched = new Map([['bare', bare.child.pid!], ...servicePids(ready.pid)]);
+  // After the system started: its migrations made the schema the baseline reads.
+  const barePg = await startBareExpressPg(database.url);
+  cleanups.push(() => void barePg.child.kill('SIGTERM'));
+  watched = new Map([['bare', bare.child.pid!], ['bare-pg', barePg.child.pid!], ...servicePids(ready.pid)]);
 
   // A paid team whose budget the bench cannot exhaust: the limiter runs on every request but never refuses.
   const team = await adminCall(ready.admin_url, ready.admin_secret, '/teams', { name: 'bench', plan: 'paid', rate_limit_per_minute: 1_000_000 });
@@ -171,12 +177,27 @@ try {
   if (created.status !== 201) throw new Error(`POST /v1/rundowns: ${created.status} ${await created.text()}`);
   const rundownId = ((await created.json()) as { data: { id: string } }).data.id;
 
+  // A 1,000-cue rundown (ten groups of nine children among the root cues, as bench:cues has) for the wide reads.
+  const editorAuth = { authorization: `Bearer ${String(editor.token)}`, 'content-type': 'application/json' };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${ready.base_url}${path}`, { method: 'POST', headers: editorAuth, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: { id: string; items: { id: string }[] } }).data;
+  };
+  const creates = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ title: `${prefix}${i}`, duration_ms: 1000 + i }));
+  const big = (await post('/rundowns', { title: 'Bench 1,000 cues', start_time: 0 })).id;
+  const groups = (await post(`/rundowns/${big}/cues:bulk`, { items: Array.from({ length: 10 }, (_, i) => ({ title: `g${i}`, type: 'group' })) })).items;
+  await post(`/rundowns/${big}/cues:bulk`, { items: groups.flatMap((g) => creates(9, 'child').map((c) => ({ ...c, position: { end: g.id } }))) });
+  await post(`/rundowns/${big}/cues:bulk`, { items: creates(400, 'a') });
+  await post(`/rundowns/${big}/cues:bulk`, { items: creates(500, 'b') });
+
   const auth = { authorization: `Bearer ${String(viewer.token)}` };
   const targets = [
-    { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {}, processes: ['bare'] },
-    { name: 'gateway GET /healthz', url: new URL(`${ready.public_url}/healthz`), headers: {}, processes: ['gateway'] },
-    { name: 'GET /v1/auth (authenticated)', url: new URL(`${ready.base_url}/auth`), headers: auth, processes: ['gateway'] },
-    { name: 'GET /v1/rundowns/:id', url: new URL(`${ready.base_url}/rundowns/${rundownId}`), headers: auth, processes: ['gateway', 'rundown'] },
+    { name: 'bare Express 5 (res.json)', url: new URL(bare.url), headers: {}, processes: ['bare'], baseline: 0 },
+    { name: 'one process: Express 5 + pg GET /rundowns/:id', url: new URL(`${barePg.url}/rundowns/${rundownId}`), headers: {}, processes: ['bare-pg'], baseline: 0 },
+    { name: 'gateway GET /healthz', url: new URL(`${ready.public_url}/healthz`), headers: {}, processes: ['gateway'], baseline: 0 },
+    { name: 'GET /v1/auth (authenticated)', url: new URL(`${ready.base_url}/auth`), headers: auth, processes: ['gateway'], baseline: 0 },
+    { name: 'GET /v1/rundowns/:id', url: new URL(`${ready.base_url}/rundowns/${rundownId}`), headers: auth, processes: ['gateway', 'rundown'], baseline: 1 },
   ];
   for (const t of targets) {
     const status = await statusOf(t.url, t.headers, agent);
@@ -191,27 +212,35 @@ try {
   }
   const results = targets.map((t, i) => merge(t.name, samples[i]!, t.processes));
   const base = results[0]!;
+  const basePg = results[1]!;
 
   // Sequential reads on one keep-alive connection: the latency a single client sees.
-  const single = new Agent({ keepAlive: true, maxSockets: 1 });
-  const readUrl = targets[3]!.url;
-  const sequentialOnce = async () => {
-    const status = await statusOf(readUrl, auth, single);
-    if (status !== 200) throw new Error(`sequential read answered ${status}`);
+  const sequentialOf = async (url: URL, headers: Record<string, string>, count: number, warm: number) => {
+    const single = new Agent({ keepAlive: true, maxSockets: 1 });
+    const once = async () => {
+      const status = await statusOf(url, headers, single);
+      if (status !== 200) throw new Error(`sequential read of ${url.pathname} answered ${status}`);
+    };
+    for (let i = 0; i < warm; i++) await once();
+    const latencies: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      await once();
+      latencies.push(performance.now() - t0);
+    }
+    single.destroy();
+    return summarize(latencies);
   };
-  for (let i = 0; i < 200; i++) await sequentialOnce();
-  const sequentialSamples: number[] = [];
-  for (let i = 0; i < sequentialCount; i++) {
-    const t0 = performance.now();
-    await sequentialOnce();
-    sequentialSamples.push(performance.now() - t0);
-  }
-  single.destroy();
-  const sequential = summarize(sequentialSamples);
+  const sequential = await sequentialOf(targets[4]!.url, auth, sequentialCount, 200);
+  const sequentialPg = await sequentialOf(targets[1]!.url, {}, sequentialCount, 200);
+  const wideCount = quick ? 50 : 200;
+  const withCues = await sequentialOf(new URL(`${ready.base_url}/rundowns/${big}?include=cues`), auth, wideCount, 10);
+  const cuesList = await sequentialOf(new URL(`${ready.base_url}/rundowns/${big}/cues`), auth, wideCount, 10);
 
-  const goals = { auth: 0.5, rundown: 0.25, sequentialP50: 1.5, sequentialP99: 5 };
-  const goalOf: Record<string, string> = { [results[2]!.name]: `ratio >= ${goals.auth}`, [results[3]!.name]: `ratio >= ${goals.rundown}` };
-  for (const r of results) {
+  const goals = { auth: 0.5, rundown: 0.5, sequentialP50: 1.0, sequentialP99: 3 };
+  const goalOf: Record<string, string> = { [results[3]!.name]: `ratio >= ${goals.auth}`, [results[4]!.name]: `ratio >= ${goals.rundown}` };
+  for (const [i, r] of results.entries()) {
+    const against = results[targets[i]!.baseline]!;
     recordFigure({
       bench: 'edge',
       name: `${r.name}, ${concurrency} conns`,
@@ -220,12 +249,25 @@ try {
       p50: r.p50,
       p99: r.p99,
       value: r.throughput,
-      ...(r === base ? {} : { baseline: base.name, ratio: r.throughput / base.throughput }),
+      ...(r === base ? {} : { baseline: against.name, ratio: r.throughput / against.throughput }),
       ...(goalOf[r.name] ? { goal: goalOf[r.name] } : {}),
     });
   }
-  recordLatency('edge', 'GET /v1/rundowns/:id sequential, 1 conn', sequential, { goal: `p50 <= ${goals.sequentialP50}, p99 <= ${goals.sequentialP99}` });
-  const ratios = { healthz: results[1]!.throughput / base.throughput, auth: results[2]!.throughput / base.throughput, rundown: results[3]!.throughput / base.throughput };
+  recordLatency('edge', 'one process: Express 5 + pg GET /rundowns/:id sequential, 1 conn', sequentialPg);
+  recordLatency('edge', 'GET /v1/rundowns/:id sequential, 1 conn', sequential, {
+    goal: `p50 <= ${goals.sequentialP50}, p99 <= ${goals.sequentialP99}`,
+    baseline: 'one process: Express 5 + pg GET /rundowns/:id sequential, 1 conn',
+    ratio: sequential.p50 / sequentialPg.p50,
+  });
+  recordLatency('edge', 'GET /v1/rundowns/:id?include=cues sequential, 1,000 cues', withCues);
+  recordLatency('edge', 'GET /v1/rundowns/:id/cues sequential, 1,000 cues', cuesList);
+  const ratios = {
+    healthz: results[2]!.throughput / base.throughput,
+    auth: results[3]!.throughput / base.throughput,
+    rundown: results[4]!.throughput / basePg.throughput,
+    rundownVsBare: results[4]!.throughput / base.throughput,
+    barePg: basePg.throughput / base.throughput,
+  };
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ concurrency, seconds, rounds, traces, load: loadavg(), results, ratios, sequential, goals })}\n`);
   } else {
@@ -253,15 +295,24 @@ try {
       const parts = Object.entries(r.cpuPerRequest).map(([p, ms]) => `${p} ${(ms * 1000).toFixed(0).padStart(5)} µs (${(bareCpu / ms).toFixed(2)})`);
       console.log(`  ${r.name.padEnd(32)} ${parts.join('   ')}`);
     }
-    console.log(`\nratios against bare Express (${base.throughput.toFixed(0)} req/s, same run; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores):`);
-    console.log(`  GET /healthz        ${ratios.healthz.toFixed(2)}`);
-    console.log(`  GET /v1/auth        ${ratios.auth.toFixed(2)}   (goal >= ${goals.auth})   ${ratios.auth >= goals.auth ? 'met' : 'NOT met'}`);
-    console.log(`  GET /v1/rundowns/id ${ratios.rundown.toFixed(2)}   (goal >= ${goals.rundown})   ${ratios.rundown >= goals.rundown ? 'met' : 'NOT met'}`);
+    console.log(`\nratios, same run (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores):`);
+    console.log(`  against bare Express (${base.throughput.toFixed(0)} req/s):`);
+    console.log(`    Express 5 + pg, one process  ${ratios.barePg.toFixed(2)}`);
+    console.log(`    GET /healthz                 ${ratios.healthz.toFixed(2)}`);
+    console.log(`    GET /v1/auth                 ${ratios.auth.toFixed(2)}   (goal >= ${goals.auth})   ${ratios.auth >= goals.auth ? 'met' : 'NOT met'}`);
+    console.log(`    GET /v1/rundowns/:id         ${ratios.rundownVsBare.toFixed(2)}`);
+    console.log(`  against one-process Express 5 + pg reading the same row (${basePg.throughput.toFixed(0)} req/s):`);
+    console.log(`    GET /v1/rundowns/:id         ${ratios.rundown.toFixed(2)}   (goal >= ${goals.rundown})   ${ratios.rundown >= goals.rundown ? 'met' : 'NOT met'}`);
+    const line = (name: string, s: typeof sequential) => `  ${name.padEnd(44)} n=${String(s.n).padStart(4)}  p50 ${f(s.p50)}  p99 ${f(s.p99)}  max ${f(s.max)} ms`;
+    console.log(`\nsequential, one connection:`);
     console.log(
-      `\nsequential GET /v1/rundowns/:id, one connection, n=${sequential.n}: p50 ${f(sequential.p50)} ms (goal <= ${goals.sequentialP50}) p99 ${f(sequential.p99)} ms (goal <= ${goals.sequentialP99}) max ${f(sequential.max)} ms   ${
+      `${line('GET /v1/rundowns/:id', sequential)}   goal p50 <= ${goals.sequentialP50}, p99 <= ${goals.sequentialP99}: ${
         sequential.p50 <= goals.sequentialP50 && sequential.p99 <= goals.sequentialP99 ? 'met' : 'NOT met'
       }`,
     );
+    console.log(line('one process: Express 5 + pg GET /rundowns/:id', sequentialPg));
+    console.log(line('GET /v1/rundowns/:id?include=cues, 1,000 cues', withCues));
+    console.log(line('GET /v1/rundowns/:id/cues, 1,000 cues', cuesList));
     if (sink) console.log(`trace export: ${(sink.received() / 1e6).toFixed(1)} MB received by the sink`);
   }
 } finally {

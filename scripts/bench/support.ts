@@ -29,6 +29,46 @@ export function startBareExpress(): Promise<{ url: string; child: ChildProcess }
 }
 
 /**
+ * The one-process baseline of a rundown read: Express 5 and pg (a pool of 10, as the rundown service
+ * has) in one process, `GET /rundowns/:id` reading the same `rundown.rundowns` row of the same database,
+ * no auth, no hop: what a monolith pays for the read. Its own process, as the gateway is.
+ */
+const BARE_EXPRESS_PG = `
+import express from 'express';
+import pg from 'pg';
+const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL, max: 10 });
+const app = express();
+app.get('/rundowns/:id', async (req, res, next) => {
+  try {
+    const { rows } = await pool.query(
+      'SELECT id, team_id, title, timezone, start_time, status, settings, cue_tree, column_ids, playable_duration_ms, created_at, updated_at FROM rundown.rundowns WHERE id = $1 AND deleted_at IS NULL',
+      [req.params.id],
+    );
+    if (rows.length === 0) res.status(404).json({ error: 'not found' });
+    else res.json({ data: rows[0] });
+  } catch (error) {
+    next(error);
+  }
+});
+const server = app.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
+process.on('SIGTERM', () => pool.end().finally(() => process.exit(0)));
+`;
+
+export function startBareExpressPg(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_EXPRESS_PG], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: process.cwd(),
+    env: { ...process.env, BASELINE_DATABASE_URL: databaseUrl },
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare express + pg exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('PORT ')) resolve({ url: `http://127.0.0.1:${line.slice(5)}`, child });
+    });
+  });
+}
+
+/**
  * Accepts OTLP/HTTP exports and drops them, as a collector would (answers `{}` with 200); counts the
  * bytes received. With `keep`, it also keeps the trace exports' bodies, unparsed (parsing them
  * while a bench measures would put the sink's CPU into its figures): `spans()` reads them.

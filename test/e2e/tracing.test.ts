@@ -259,6 +259,27 @@ describe('traces across jobs and the outbox', () => {
   });
 });
 
+describe('a request sampled out', () => {
+  it('records nothing in any service, yet its trace context reaches the rundown service over gRPC', async () => {
+    const { ready } = system;
+    const token = await ownerToken('sampled out');
+    const traceId = '5a3d0c1e2f4b6a7980a1b2c3d4e5f6a7';
+    const callerSpan = '00f067aa0ba902b7';
+    // Flags 00: the caller did not sample it; parent-based sampling follows the caller, whatever the ratio (here 1).
+    const created = await call(`${ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Sampled out' }, headers: { traceparent: `00-${traceId}-${callerSpan}-00` } });
+    expect(created.status, created.text).toBe(201);
+    // The rundown service stored the trace context of its write with the event (outbox), and the relay's
+    // span (a trace of its own, sampled) links to it: same trace id, a span id made downstream of the caller's.
+    const relay = await eventually(() => spans.find((s) => s.service === 'rundown' && s.name === 'outbox append' && s.links?.some((l) => l.traceId.toLowerCase() === traceId)));
+    expect(relay, 'the rundown service never saw the trace context').toBeDefined();
+    const link = relay!.links!.find((l) => l.traceId.toLowerCase() === traceId)!;
+    expect(link.spanId.toLowerCase()).not.toBe(callerSpan);
+    // Nothing of the request itself was recorded anywhere (the relay's own trace is another one).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(spans.filter((s) => s.traceId.toLowerCase() === traceId).map((s) => `${s.service} ${s.name}`)).toEqual([]);
+  });
+});
+
 describe('metrics over OTLP', () => {
   it('pushes the RED histograms and the domain gauges of every service', async () => {
     const names = (service: string) => new Set(metrics.filter((m) => m.service === service).map((m) => m.name));

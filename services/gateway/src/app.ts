@@ -16,6 +16,7 @@ import { createPublicApp } from './http/server.js';
 import { v0Router } from './http/v0/router.js';
 import { socketProxy } from './http/v0/socket-proxy.js';
 import { v1Routes } from './http/v1/index.js';
+import { RundownRecordReader } from './read-models/rundown-records.js';
 import { RunnerStatusReader } from './read-models/runner-status.js';
 
 const logger = createLogger('gateway');
@@ -118,7 +119,7 @@ export async function main(): Promise<void> {
     live.start();
     observeGauge('rundown.sse.connections', { description: 'Open v1 live event streams (SSE) on this gateway' }, () => live.stats().streams);
     const publicApp = createPublicApp({
-      routes: v1Routes(clients, urls, runnerStatus, live),
+      routes: v1Routes(clients, urls, runnerStatus, live, new RundownRecordReader(redis, logger)),
       authenticator,
       urls,
       logger,

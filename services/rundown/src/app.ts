@@ -5,6 +5,7 @@ import { planFactsFromAuth } from './clients/auth.js';
 import { rundownConfig } from './config.js';
 import { RedisFactVersions } from './events/fact-versions.js';
 import { OutboxEventLog, rundownOutbox } from './events/outbox-log.js';
+import { RedisRecordReadModel } from './events/record-read-model.js';
 import { rundownAdminHandlers } from './grpc/admin.js';
 import { columnHandlers } from './grpc/columns.js';
 import { cueHandlers } from './grpc/cues.js';
@@ -50,7 +51,15 @@ export async function main(argv: string[]): Promise<void> {
     // A change's answer waits for the new fact versions at most this long (then it is logged and
     // answered: the keepers' max age bounds what they may keep; services/cells/README.md, services/runner/README.md).
     const versions = new RedisFactVersions(redis, logger, 1_000);
-    const domain = rundownDomain(db, { cursorSecret: config.CURSOR_SECRET, events: new OutboxEventLog(), plan: planFactsFromAuth(auth), cells, versions });
+    const domain = rundownDomain(db, {
+      cursorSecret: config.CURSOR_SECRET,
+      events: new OutboxEventLog(),
+      plan: planFactsFromAuth(auth),
+      cells,
+      versions,
+      // A write's answer waits for the read model at most this long (then it is logged and answered).
+      records: (pool, repo) => new RedisRecordReadModel(pool, repo, redis, logger, 1_000),
+    });
     const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
     const grpc = await startGrpcServer({
       ...trust,

@@ -7,6 +7,7 @@ import { CuesService } from './domain/cues.js';
 import { CursorCodec } from './domain/cursor.js';
 import type { EventLog } from './domain/events.js';
 import { noFactVersions, type FactVersions } from './domain/fact-versions.js';
+import type { RecordReadModel } from './domain/record-read-model.js';
 import { MentionsService } from './domain/mentions.js';
 import { OutputMessageService } from './domain/output-message.js';
 import { PlayableOrderService } from './domain/playable-order.js';
@@ -30,14 +31,23 @@ export type RundownDomain = ReturnType<typeof rundownDomain>;
  */
 export function rundownDomain(
   dataSource: DataSource,
-  options: { cursorSecret: string; plan: PlanFacts; cells?: CellsPort; events?: EventLog; versions?: FactVersions },
+  options: {
+    cursorSecret: string;
+    plan: PlanFacts;
+    cells?: CellsPort;
+    events?: EventLog;
+    versions?: FactVersions;
+    /** The gateway's record read model, kept current by every write and filled by reads. */
+    records?: (db: DataSource, repo: RundownsRepository) => RecordReadModel;
+  },
 ) {
-  const transactions = new PgTransactions(dataSource);
+  const rundownsRepo = new RundownsRepository();
+  const records = options.records?.(dataSource, rundownsRepo);
+  const transactions = new PgTransactions(dataSource, records);
   const events = options.events ?? new OutboxEventLog();
   const cells = options.cells ?? noCellsYet;
   // Told after every committed change of the facts the cells service (layout) and the runner (order) keep.
   const versions = options.versions ?? noFactVersions;
-  const rundownsRepo = new RundownsRepository();
   const cuesRepo = new CuesRepository();
   const columnsRepo = new ColumnsRepository();
   const mentionsRepo = new MentionsRepository();
@@ -47,7 +57,7 @@ export function rundownDomain(
     mentions: mentionsRepo,
     textVariables: textVariablesRepo,
     outputMessages: outputMessagesRepo,
-  });
+  }, records);
   // Every content write of a rundown goes through this: it locks the rundown row first.
   const access = new RundownAccess(transactions, rundowns, rundownsRepo, events);
   return {

@@ -26,10 +26,7 @@
  */
 import { isBuiltin, register } from 'node:module';
 import { metrics } from '@opentelemetry/api';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
@@ -58,7 +55,9 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const provider = new NodeTracerProvider({
     resource: detectResources({ detectors: [envDetector] }),
     sampler,
-    spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    // The exporters are loaded only when used (as the metrics ones below): each is a few hundred ms of
+    // a service's start-up CPU, its OTLP transformer and protobuf runtime included.
+    spanProcessors: exporting ? [new BatchSpanProcessor(new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter())] : [],
   });
   // Registers the AsyncLocalStorage context manager and the W3C trace-context propagator.
   provider.register();
@@ -92,17 +91,23 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const metricsOff = process.env.OTEL_METRICS_EXPORTER === 'none';
   const metricsPort = metricsOff ? 0 : Number(process.env.METRICS_PORT || 0);
   if (metricsPort > 0) {
+    const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
     // The exporters pin their own patch of sdk-metrics: same API, separate declarations of private fields.
     const prometheus = new PrometheusExporter({ port: metricsPort, ...(process.env.METRICS_HOST ? { host: process.env.METRICS_HOST } : {}) });
     readers.push(prometheus as unknown as MetricReader);
   }
   if (!metricsOff && (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)) {
     const interval = Number(process.env.OTEL_METRIC_EXPORT_INTERVAL || 60_000);
+    const [{ OTLPMetricExporter }, { PeriodicExportingMetricReader }] = await Promise.all([
+      import('@opentelemetry/exporter-metrics-otlp-http'),
+      import('@opentelemetry/sdk-metrics'),
+    ]);
     const exporter = new OTLPMetricExporter() as unknown as ConstructorParameters<typeof PeriodicExportingMetricReader>[0]['exporter'];
     readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }));
   }
   let meters: MeterProvider | undefined;
   if (readers.length > 0) {
+    const { MeterProvider } = await import('@opentelemetry/sdk-metrics');
     meters = new MeterProvider({ resource: detectResources({ detectors: [envDetector] }), readers });
     metrics.setGlobalMeterProvider(meters);
   }

@@ -24,6 +24,8 @@ export interface HandlerInput<B, Q> {
    * without a key: the service draws a fresh one. See `idempotentId`.
    */
   keyedId: (prefix: string, part?: string) => string | undefined;
+  /** What the route's `prefetch` started for this request, if it has one. */
+  prefetched?: Promise<unknown>;
   req: Request;
   res: Response;
 }
@@ -81,6 +83,13 @@ export interface RouteDef<B = unknown, Q = unknown> {
   stream?: { mediaType: 'text/event-stream'; description: string };
   /** Domain errors the route can answer with, besides the edge's own (for the OpenAPI document). */
   errors?: ErrorCode[];
+  /**
+   * A read started as the request is routed, before it is authenticated, so that it runs alongside
+   * the edge's own Redis round trip instead of after it; the handler gets its promise (`prefetched`)
+   * and alone decides, after authentication and the role, what of it the caller may see. It must
+   * not reject (the request may end before anything awaits it) and must change nothing.
+   */
+  prefetch?: (req: Request) => Promise<unknown> | undefined;
   handler: (input: HandlerInput<B, Q>) => Promise<Reply>;
 }
 

@@ -7,6 +7,7 @@ import type { CursorCodec } from './cursor.js';
 import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
 import type { EventLog } from './events.js';
 import type { FactVersions } from './fact-versions.js';
+import { noRecordReadModel, type RecordReadModel } from './record-read-model.js';
 import type { Transactions } from './transactions.js';
 import { only, type WriteResult } from './side-effects.js';
 import { duplicatesBy } from './duplicates.js';
@@ -106,6 +107,7 @@ export class RundownsService {
     private readonly plan: PlanFacts,
     private readonly versions: FactVersions,
     private readonly extras: ExtrasRepositories,
+    private readonly records: RecordReadModel = noRecordReadModel,
   ) {}
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
@@ -198,7 +200,10 @@ export class RundownsService {
   }
 
   async get(ctx: CallerContext, id: string, tx?: Db): Promise<RundownRecord> {
-    return toRecord(await this.findVisible(scopeOf(ctx), id, tx));
+    const row = await this.findVisible(scopeOf(ctx), id, tx);
+    // A committed record (not one read inside a write) fills the read model the gateway serves.
+    if (!tx) this.records.read(row);
+    return toRecord(row);
   }
 
   async update(ctx: CallerContext, id: string, patch: UpdateRundownInput): Promise<WriteResult<RundownRecord>> {

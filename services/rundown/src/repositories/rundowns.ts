@@ -22,6 +22,8 @@ export interface RundownRow {
   playable_duration_ms: number;
   /** Moves with every change to the rundown's playable order (see the OrderVersion migration). */
   order_version: number;
+  /** Moves with every write of the row (see the RecordVersion migration): the record read model's version. */
+  record_version: number;
   created_at: Date;
   updated_at: Date;
   /** created_at with microseconds, for cursors (a JS Date keeps only ms). */
@@ -40,7 +42,8 @@ export interface ColumnRow {
 
 // public_column_ids: the column order without private columns, computed in the same query.
 const rundownColumns = `id, team_id, title, timezone, start_time::float8 AS start_time, status, settings, cue_tree,
-  column_ids, playable_duration_ms::float8 AS playable_duration_ms, order_version::float8 AS order_version, created_at, updated_at,
+  column_ids, playable_duration_ms::float8 AS playable_duration_ms, order_version::float8 AS order_version,
+  record_version::float8 AS record_version, created_at, updated_at,
   ARRAY(SELECT t.cid FROM unnest(column_ids) WITH ORDINALITY AS t(cid, n)
         WHERE t.cid NOT IN (SELECT c.id FROM rundown.columns c WHERE c.rundown_id = rundowns.id AND c.private)
         ORDER BY t.n) AS public_column_ids,
@@ -98,6 +101,13 @@ export class RundownsRepository {
       values,
     )) as RundownRow[];
     return rows[0];
+  }
+
+  /** Rundown rows by id, removed ones included (`removed`): what the record read model is refreshed from. */
+  async records(db: Db, ids: readonly string[]): Promise<(RundownRow & { removed: boolean })[]> {
+    return (await db.query(`SELECT ${rundownColumns}, deleted_at IS NOT NULL AS removed FROM rundown.rundowns WHERE id = ANY($1)`, [
+      ids,
+    ])) as (RundownRow & { removed: boolean })[];
   }
 
   /** A live rundown's team and order version: whether the order a caller holds is still current, in one small read. */

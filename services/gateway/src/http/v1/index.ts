@@ -1,6 +1,7 @@
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import type { LiveEvents } from '../../events/live-events.js';
+import type { RundownRecordReader } from '../../read-models/rundown-records.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import type { RouteDef } from '../route.js';
 import { authRoutes } from './auth.js';
@@ -17,10 +18,10 @@ import { timingRoutes } from './timing.js';
 import { transferRoutes } from './transfer.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
-export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader, live: LiveEvents): RouteDef[] {
+export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader, live: LiveEvents, records?: RundownRecordReader): RouteDef[] {
   return [
     ...authRoutes(clients),
-    ...rundownRoutes(clients, urls),
+    ...rundownRoutes(clients, urls, records),
     ...transferRoutes(clients, urls),
     ...cueRoutes(clients, urls),
     ...columnRoutes(clients, urls),

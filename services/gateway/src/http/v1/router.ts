@@ -160,6 +160,7 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
         // so the ids derived before this dispatcher are derived again.
         keyedId: (prefix, part = '') => idempotentId(prefix, principal.teamId, `${req.path}${part}`, req.headers['idempotency-key']),
         caller: route.auth === 'none' ? { requestId: res.locals.requestId as string } : callerOf(principal, res.locals.requestId as string),
+        prefetched: res.locals.prefetched as Promise<unknown> | undefined,
         req,
         res,
       });
@@ -173,7 +174,11 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
     };
     const path = findMyWayPath(route.path);
     const method = route.method.toUpperCase() as HTTPMethod;
-    const compiled: CompiledRoute = { run: inSequence([identify, ...(options.before ?? []), handle]), label: `${prefix}${routeTemplate(route.path)}` };
+    const compiled: CompiledRoute = {
+      run: inSequence([identify, ...(options.before ?? []), handle]),
+      label: `${prefix}${routeTemplate(route.path)}`,
+      ...(route.prefetch ? { prefetch: route.prefetch } : {}),
+    };
     // Looked up with find(), never lookup(): the route is the store, find-my-way's handler is never called.
     router.on(method, path, unused, compiled);
     served.push({ method, path: `${prefix}${path}` });
@@ -205,6 +210,7 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
     req.params = params;
     const route = found.store as CompiledRoute;
     if (options.labelRoutes) setHttpRoute(res, route.label);
+    if (route.prefetch) res.locals.prefetched = route.prefetch(req);
     route.run(req, res, next);
   };
   return Object.assign(dispatch, { served });
@@ -215,6 +221,7 @@ interface CompiledRoute {
   run: RequestHandler;
   /** Its template with the prefix, for spans and metrics (`/v1/rundowns/:id/action:start`). */
   label: string;
+  prefetch?: RouteDef['prefetch'];
 }
 
 const NO_QUERY = {};

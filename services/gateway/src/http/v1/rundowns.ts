@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
+import { limits, looksLikeId, rundownStatusNames, todDisplayFormatNames, type StoredRundownRecord } from '@rundown/shared';
 import { TodDisplayFormat, type CreateRundownRequest, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
+import type { RundownRecordReader } from '../../read-models/rundown-records.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { cellJson } from './cells.js';
 import { newCueMessage } from './cues.js';
@@ -65,8 +66,12 @@ function cellsOf(body: CreateRundownBody): number {
   return n;
 }
 
-/** Rundown routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. */
-export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
+/**
+ * Rundown routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. A plain read of
+ * one rundown is answered from the record read model when it holds the record (`records`, see
+ * read-models/rundown-records.ts), else by the rundown service.
+ */
+export function rundownRoutes(clients: Clients, urls: PublicUrls, records?: RundownRecordReader): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -113,7 +118,12 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       query: rundownReadQuery,
       errors: ['rundowns.not_found', 'payload.too_large'],
       response: rundownRecord,
-      handler: async ({ params, query, caller }) => {
+      // The plain read's record, read alongside the edge check (the handler decides what the caller sees).
+      prefetch: (req) => {
+        const id = req.params.id;
+        return records && typeof id === 'string' && looksLikeId(id) && req.query.include === undefined ? records.fetch(id) : undefined;
+      },
+      handler: async ({ params, query, caller, prefetched }) => {
         const include = query.include ?? new Set();
         if (include.has('cells')) {
           // The rundown service reads rundown, cues and cells in one snapshot (CoordinateService.ReadWithCells).
@@ -121,7 +131,10 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
           const included = { ...(include.has('cues') ? { cues: read.cues.map(cueJson) } : {}), cells: read.cells.map(cellJson) };
           return { data: rundownJson(read.rundown!), included };
         }
-        if (!include.has('cues')) return { data: rundownJson(await clients.rundown.getRundown({ rundown_id: params.id! }, caller)) };
+        if (!include.has('cues')) {
+          const stored = await records?.get(caller, params.id!, prefetched as Promise<StoredRundownRecord | Error> | undefined);
+          return { data: rundownJson(stored ?? (await clients.rundown.getRundown({ rundown_id: params.id! }, caller))) };
+        }
         const { rundown, cues } = await clients.rundown.getRundownWithCues({ rundown_id: params.id! }, caller);
         return { data: rundownJson(rundown!), included: { cues: cues.map(cueJson) } };
       },
