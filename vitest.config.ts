@@ -20,6 +20,7 @@ export default defineConfig({
       { find: /^@rundown\/shared\/proto\/(.*)$/, replacement: `${shared}generated/$1.ts` },
       { find: /^@rundown\/shared\/telemetry$/, replacement: `${shared}telemetry.ts` },
       { find: /^@rundown\/shared\/services$/, replacement: `${shared}services.ts` },
+      { find: /^@rundown\/shared\/redis$/, replacement: `${shared}redis.ts` },
       { find: /^@rundown\/shared\/cell-text$/, replacement: `${shared}cell-text.ts` },
       { find: /^@rundown\/shared$/, replacement: `${shared}index.ts` },
     ],

@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { runnerConfig } from './config.js';
 import { RunnerService } from './domain/runner.js';
 import type { JobSpec } from './domain/jobs.js';
@@ -23,7 +22,7 @@ export async function main(argv: string[]): Promise<void> {
     const config = runnerConfig();
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations, applicationName: 'runner', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    const redis = createRedis(config, { name: 'runner', maxRetriesPerRequest: 2, commandTimeout: 5_000 });
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
     // What the runner asks on its own behalf carries its own signed identity.
     const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' });
@@ -35,12 +34,12 @@ export async function main(argv: string[]): Promise<void> {
       (id) => readFactVersion(redis, 'order', id),
       config.ORDER_CACHE_MAX_AGE_MS,
     );
-    const timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS);
-    const sink = new RedisStatusSink(config.REDIS_URL, logger);
+    const timers = new BullTimers(config, logger, config.TIMER_LEAD_MS);
+    const sink = new RedisStatusSink(config, logger);
     const events = new OutboxEventLog();
     const shows = new ShowsRepository();
     const runner = new RunnerService(db, shows, orders, timers, events, sink);
-    const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger });
+    const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger, replication: replicationOf(config) });
     // Jobs a crash or a Redis restart may have lost between a commit and their placement come back
     // from the rows: at start-up (with the jobs a stopped replica held, once their lock expired) and
     // whenever the connection to Redis is back.
