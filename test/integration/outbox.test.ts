@@ -177,7 +177,7 @@ describe('transactional outbox', () => {
       await write(rd, 'a', 'b');
       await expect(relay.drain()).rejects.toThrow(/WRONGTYPE/);
       expect(await labels(rd)).toEqual(['a', 'b']);
-      const [{ left }] = (await db.query(`SELECT count(*)::int AS left FROM "${schema}".outbox WHERE rundown_id = $1`, [rd])) as { left: number }[];
+      const [{ left } = { left: -1 }] = (await db.query(`SELECT count(*)::int AS left FROM "${schema}".outbox WHERE rundown_id = $1`, [rd])) as { left: number }[];
       expect(left).toBe(2);
     } finally {
       await redis.del(eventKeys.index);
@@ -189,7 +189,7 @@ describe('transactional outbox', () => {
     expect(stream).toHaveLength(2);
     const index = (await readEventIndex(redis, indexBefore, { count: 1_000 })).filter((e) => e.rundown_id === rd);
     expect(index.map((e) => [e.event_id, e.kinds])).toEqual([[stream[1]!.id, [Kind.KIND_TEXT_VARIABLE]]]);
-    const [{ left }] = (await db.query(`SELECT count(*)::int AS left FROM "${schema}".outbox WHERE rundown_id = $1`, [rd])) as { left: number }[];
+    const [{ left } = { left: -1 }] = (await db.query(`SELECT count(*)::int AS left FROM "${schema}".outbox WHERE rundown_id = $1`, [rd])) as { left: number }[];
     expect(left).toBe(0);
     await stop(relay);
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePorts, startSystem, type LauncherReady } from '../../scripts/launcher/child.js';
 import { createDatabase, isolatedRedis, startInfra } from './infra.js';
-import { startCluster, type ClusterHarness } from './redis-harness.js';
+import { freeClusterPorts, startCluster, type ClusterHarness } from './redis-harness.js';
 
 export interface SystemUnderTest {
   baseUrl: string;
@@ -36,15 +36,20 @@ declare module 'vitest' {
  * free ports with a database and Redis db of its own; stopped (Ctrl-C equivalent) at the end.
  */
 export default async function setup(project: TestProject) {
+  return startE2eSystem(project, process.env.E2E_REDIS === 'cluster' ? 'cluster' : 'standalone');
+}
+
+/** The system on one Redis server, or (`cluster`) on a 3-primary Redis Cluster of its own (the e2e-cluster project). */
+export async function startE2eSystem(project: TestProject, redis: 'standalone' | 'cluster') {
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_e2e');
-  // E2E_REDIS=cluster: a 3-primary Redis Cluster of its own (test/support/redis-harness.ts) on
-  // E2E_REDIS_CLUSTER_PORT.. (default 7100-7102, and their bus ports +10000).
+  // A 3-primary Redis Cluster of its own (test/support/redis-harness.ts) on E2E_REDIS_CLUSTER_PORT..+2
+  // (and their bus ports +10000), by default free ones.
   let cluster: ClusterHarness | undefined;
   let redisUrl: string;
   let redisEnv: Record<string, string>;
-  if (process.env.E2E_REDIS === 'cluster') {
-    cluster = await startCluster({ basePort: Number(process.env.E2E_REDIS_CLUSTER_PORT ?? 7100) });
+  if (redis === 'cluster') {
+    cluster = await startCluster({ basePort: process.env.E2E_REDIS_CLUSTER_PORT ? Number(process.env.E2E_REDIS_CLUSTER_PORT) : await freeClusterPorts(3) });
     redisEnv = { REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: cluster.nodes };
     redisUrl = `redis://${cluster.nodes.split(',')[0]!}`;
   } else {

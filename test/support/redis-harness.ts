@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,23 @@ export interface SentinelHarness {
 }
 
 const HOST = '127.0.0.1';
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+
+/** A base port whose `count` ports and their cluster bus ports (+10000) are all free (between 21000 and 29000). */
+export async function freeClusterPorts(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 21_000 + Math.floor(Math.random() * 8_000);
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if ((await Promise.all([...ports, ...ports.map((p) => p + 10_000)].map(portFree))).every(Boolean)) return base;
+  }
+  throw new Error('redis harness: no free ports for a cluster');
+}
 
 function redisServer(args: string[], dir: string): ChildProcess {
   const child = spawn('redis-server', args, { cwd: dir, stdio: 'ignore' });

@@ -17,7 +17,8 @@ export async function main(): Promise<void> {
     // One connection for commands and the adapter's publishes (so a publish precedes the lock
     // release after it), one for the adapter's subscriptions, one for the blocking group read.
     const redis = createRedis(config, { name: 'realtime', maxRetriesPerRequest: 2 });
-    const sub = redis.duplicate();
+    // (On a cluster, one sharded subscriber per primary: a room's channel lives in its rundown's slot.)
+    const sub = createRedis(config, { name: 'realtime-subscriber', maxRetriesPerRequest: 2, shardedSubscribers: true });
     const reader = redis.duplicate();
     for (const [name, c] of [['commands', redis], ['subscriber', sub], ['reader', reader]] as const) {
       c.on('error', (err: Error) => logger.warn({ err: err.message, connection: name }, 'redis connection error'));

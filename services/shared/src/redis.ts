@@ -87,6 +87,12 @@ export interface RedisConnectionOptions {
   commandTimeout?: number;
   lazyConnect?: boolean;
   enableAutoPipelining?: boolean;
+  /**
+   * Cluster only: SSUBSCRIBE through one subscriber connection per primary (ioredis'
+   * `shardedSubscribers`), so that channels of every slot can be subscribed at once (the sharded
+   * Socket.IO adapter). A client with this option is for sharded subscriptions only.
+   */
+  shardedSubscribers?: boolean;
 }
 
 const parseNodes = (list: string) =>
@@ -148,6 +154,7 @@ export function createRedis(settings: RedisSettings, options: RedisConnectionOpt
         ...(options.enableOfflineQueue !== undefined ? { enableOfflineQueue: options.enableOfflineQueue } : {}),
         ...(options.lazyConnect ? { lazyConnect: true } : {}),
         ...(options.enableAutoPipelining ? { enableAutoPipelining: true } : {}),
+        ...(options.shardedSubscribers ? { shardedSubscribers: true } : {}),
         clusterRetryStrategy: retryStrategy,
         // A primary's replica taking over: retry the slot soon, for a few seconds.
         retryDelayOnFailover: 200,
