@@ -241,6 +241,7 @@ async function main(): Promise<void> {
     for (const fault of FAULTS) {
       const start = Date.now();
       let restoredAt: number;
+      let afterRecovery: (() => Promise<void>) | undefined;
       if (SERVICE_FAULTS.includes(fault)) {
         const pid = servicePid(ready, fault);
         note(`kill -9 ${fault} (pid ${pid})`);
@@ -261,10 +262,13 @@ async function main(): Promise<void> {
         await until('Sentinel to promote the replica', async () => (await sentinel!.primaryPort()) !== primary, 60_000);
         restoredAt = Date.now();
         note(`Sentinel promoted ${await sentinel!.primaryPort()} after ${restoredAt - start} ms`);
-        // The killed primary comes back (empty) as a replica of the new one, as an orchestrator restarts it.
-        await sleep(OUTAGE_MS);
-        await sentinel!.restart(primary);
-        note(`port ${primary} back as a replica`);
+        // Once every route answers again, the killed primary comes back (empty) as a replica of the new
+        // one, as an orchestrator restarts it (until then the new primary has no replica: nothing to WAIT for).
+        afterRecovery = async () => {
+          await sleep(OUTAGE_MS);
+          await sentinel!.restart(primary);
+          note(`port ${primary} back as a replica`);
+        };
       } else if (fault === 'redis') {
         const redisUrl = redisEnv.REDIS_URL!;
         const pid = Number(readFileSync(path.join(dataDir, 'redis', 'redis.pid'), 'utf8').trim());
@@ -289,6 +293,7 @@ async function main(): Promise<void> {
       results.push({ name: fault, start, restoredMs: restoredAt - start, end, longestMs: longest.ms, longestRoute: longest.route });
       note(`${fault}: back after ${restoredAt - start} ms; every route answering again after ${end - start} ms (longest unavailability ${longest.ms} ms on ${longest.route})`);
       if (system.exitCode() !== null) throw new Error(`the launcher exited (${system.exitCode()}) after the ${fault} fault`);
+      await afterRecovery?.();
       await sleep(STEADY_MS);
     }
 
