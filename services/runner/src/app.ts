@@ -47,13 +47,21 @@ export async function main(argv: string[]): Promise<void> {
     const pending = await shows.pendingJobs(db);
     timers.releaseOrphans(pending.flatMap((show) => show.jobs));
     await place(pending);
-    timers.onReconnect(async () => void (await place(await shows.pendingJobs(db))));
+    const recentStatus = async () => {
+      const recent = await shows.recentViews(db, REPAIR_WITHIN_MS);
+      await Promise.all(recent.map((s) => sink.changed({ ...s.view, server_time: Math.round(s.at) }, s.team_id)));
+    };
+    // After a reconnect (a Redis restart, a failover that may have lost the last writes before it):
+    // the jobs and the status read models again, from the rows (both writes are idempotent).
+    timers.onReconnect(async () => {
+      await place(await shows.pendingJobs(db));
+      await recentStatus();
+    });
     // So do read-model writes: a kill between a commit and its status write left displays on the
     // revision before, for good once the show had ended (npm run chaos: a timed show served "running,
     // revision 3" while its row said "ended, revision 4"). The rows are the truth; a newer revision
     // already in Redis (another replica's) is kept.
-    const recent = await shows.recentViews(db, REPAIR_WITHIN_MS);
-    await Promise.all(recent.map((s) => sink.changed({ ...s.view, server_time: Math.round(s.at) }, s.team_id)));
+    await recentStatus();
     await timers.start((job) => runner.fire(job), config.TIMER_CONCURRENCY);
     // A blocking reader needs a connection of its own.
     const follower = new RundownEventFollower(redis.duplicate(), (id) => runner.refresh(id), logger);

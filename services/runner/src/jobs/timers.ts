@@ -1,7 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { createRedis, histogram, observeGauge, type RedisClient, type RedisSettings } from '@rundown/shared';
+import { createRedis, histogram, isCluster, observeGauge, type RedisClient, type RedisSettings } from '@rundown/shared';
 import type { JobSpec } from '../domain/jobs.js';
 import type { Timers } from '../domain/runner.js';
 
@@ -175,14 +175,28 @@ export class BullTimers implements Timers {
    */
   onReconnect(restore: () => Promise<void>): void {
     let lost = false;
+    const run = () => restore().catch((err: Error) => this.logger.warn({ err: err.message }, 'placing the shows\' jobs again after a reconnect failed'));
     this.redis.on('close', () => {
       lost = true;
     });
     this.redis.on('ready', () => {
       if (!lost) return;
       lost = false;
-      restore().catch((err: Error) => this.logger.warn({ err: err.message }, 'placing the shows\' jobs again after a reconnect failed'));
+      void run();
     });
+    // A cluster client stays ready through one primary's failover: a node it newly connects to (the
+    // promoted replica) says that a primary changed, and what the old one had not replicated may be gone.
+    if (isCluster(this.redis)) {
+      let pending: NodeJS.Timeout | undefined;
+      this.redis.on('+node', () => {
+        if (this.redis.status !== 'ready' || pending) return;
+        pending = setTimeout(() => {
+          pending = undefined;
+          void run();
+        }, 500);
+        pending.unref();
+      });
+    }
   }
 
   /**
