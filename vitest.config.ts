@@ -12,6 +12,7 @@ const shared = fileURLToPath(new URL('./services/shared/src/', import.meta.url))
  *   (testcontainers when a Docker engine answers, otherwise the servers the environment names,
  *   otherwise the local defaults)
  * - e2e: the whole system started through the same launcher as `npm start`, spoken to over HTTP
+ * - e2e-cluster: a subset of e2e with the system on a Redis Cluster (test/support/redis-harness.ts)
  */
 export default defineConfig({
   // Tests run the TypeScript sources of the shared library, as `--conditions=source` does for the services.
@@ -20,6 +21,7 @@ export default defineConfig({
       { find: /^@rundown\/shared\/proto\/(.*)$/, replacement: `${shared}generated/$1.ts` },
       { find: /^@rundown\/shared\/telemetry$/, replacement: `${shared}telemetry.ts` },
       { find: /^@rundown\/shared\/services$/, replacement: `${shared}services.ts` },
+      { find: /^@rundown\/shared\/redis$/, replacement: `${shared}redis.ts` },
       { find: /^@rundown\/shared\/cell-text$/, replacement: `${shared}cell-text.ts` },
       { find: /^@rundown\/shared$/, replacement: `${shared}index.ts` },
     ],
@@ -60,6 +62,31 @@ export default defineConfig({
           hookTimeout: 180_000,
           // One system for the whole tier; files share it, so run them one at a time.
           fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // A stated subset of the e2e tier on a 3-primary Redis Cluster (docs/testing.md#redis-cluster-and-sentinel):
+          // tokens and revocation, the runner with timed cues, SSE with replay, the domain events and
+          // their index, v0 push over two realtime replicas, idempotency, rate limits.
+          name: 'e2e-cluster',
+          include: [
+            'test/e2e/edge-auth.test.ts',
+            'test/e2e/runner.test.ts',
+            'test/e2e/runner-live.test.ts',
+            'test/e2e/sse.test.ts',
+            'test/e2e/events.test.ts',
+            'test/e2e/v0-scale-out.test.ts',
+            'test/e2e/edge-idempotency.test.ts',
+            'test/e2e/edge-rate-limit.test.ts',
+          ],
+          globalSetup: ['test/support/e2e-cluster-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+          // After the other tiers, not beside them: two whole systems at once would slow both.
+          sequence: { groupOrder: 1 },
         },
       },
     ],

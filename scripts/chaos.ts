@@ -25,6 +25,12 @@
 //
 // The load and its checks live in scripts/chaos/load.ts (shared with the rolling restart).
 //
+// `npm run chaos -- --redis sentinel`: the same load with Redis as a Sentinel group (one primary, one
+// replica, three sentinels: test/support/redis-harness.ts on --redis-port..+4) and one fault, the
+// primary killed (-9): Sentinel promotes the replica, every connection finds the new primary by
+// itself, the killed one comes back as a replica after --outage-seconds. The same checks, and the
+// time until every route answers again (docs/scale-out.md#redis-failover).
+//
 // options: --steady-seconds 8 (load between faults) --faults all|gateway,auth,...,redis,postgres
 //          --pg-port 61600 --redis-port 61601 (above the ephemeral range, where free ports of tests never land)
 //          --outage-seconds 3 --verbose
@@ -35,6 +41,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createDatabase } from '../test/support/infra.js';
+import { startSentinelGroup, type SentinelHarness } from '../test/support/redis-harness.js';
 import { pidListeningOn } from '../test/support/processes.js';
 import { HANG_MS, MixedLoad, type ActionLog, type Outcome, type Verification } from './chaos/load.js';
 import { formatReport, rollingRestart } from './chaos/rolling.js';
@@ -55,6 +62,7 @@ const { values } = parseArgs({
     'redis-port': { type: 'string', default: process.env.CHAOS_REDIS_PORT ?? '61601' },
     verbose: { type: 'boolean', default: false },
     rolling: { type: 'boolean', default: false },
+    redis: { type: 'string', default: 'standalone' },
     replicas: { type: 'string', default: '2' },
     'max-connection-age-ms': { type: 'string', default: '30000' },
   },
@@ -66,8 +74,10 @@ const PG_PORT = Number(values['pg-port']);
 const REDIS_PORT = Number(values['redis-port']);
 const VERBOSE = values.verbose;
 const SERVICE_FAULTS = ['gateway', 'auth', 'rundown', 'cells', 'runner', 'realtime'];
-const ALL_FAULTS = [...SERVICE_FAULTS, 'redis', 'postgres'];
-const FAULTS = values.faults === 'all' ? ALL_FAULTS : values.faults.split(',').map((f) => f.trim());
+const SENTINEL = values.redis === 'sentinel';
+if (!['standalone', 'sentinel'].includes(values.redis)) throw new Error('--redis: standalone or sentinel');
+const ALL_FAULTS = SENTINEL ? ['redis-failover', ...SERVICE_FAULTS, 'postgres'] : [...SERVICE_FAULTS, 'redis', 'postgres'];
+const FAULTS = values.faults === 'all' ? (SENTINEL ? ['redis-failover'] : ALL_FAULTS) : values.faults.split(',').map((f) => f.trim());
 for (const f of FAULTS) if (!ALL_FAULTS.includes(f)) throw new Error(`unknown fault ${f}; known: ${ALL_FAULTS.join(', ')}`);
 
 /** Hard cap on the whole run. */
@@ -75,6 +85,7 @@ const RUN_CAP_MS = 30 * 60_000;
 const RUN = Date.now().toString(36);
 
 let load = new MixedLoad('', RUN, VERBOSE);
+let sentinel: SentinelHarness | undefined;
 const note = (what: string): void => console.log(`[chaos ${new Date().toISOString().slice(11, 23)}] ${what}`);
 
 // ---------------------------------------------------------------- faults
@@ -148,9 +159,16 @@ function longestUnavailability(from: number, to: number): { ms: number; route: s
  * runs it) in `dataDir`, a fresh database on it; stopped by `cleanup`. Redis gets a cleanup of its
  * own, so the Redis fault can stop and start it again.
  */
-async function privateServers(dataDir: string, cleanup: Cleanup, name: string) {
+async function privateServers(dataDir: string, cleanup: Cleanup, name: string): Promise<{ redisEnv: Record<string, string>; database: Awaited<ReturnType<typeof createDatabase>> }> {
   note(`private PostgreSQL on 127.0.0.1:${PG_PORT} and Redis on 127.0.0.1:${REDIS_PORT} in ${dataDir}`);
   await startPrivatePostgres(dataDir, PG_PORT, cleanup);
+  if (SENTINEL) {
+    sentinel = await startSentinelGroup({ basePort: REDIS_PORT });
+    cleanup.add('Sentinel group', () => sentinel!.stop());
+    note(`Sentinel group: primary ${sentinel.dataPorts[0]}, replica ${sentinel.dataPorts[1]}, sentinels ${sentinel.sentinels}`);
+    const redisEnv = { REDIS_MODE: 'sentinel', REDIS_SENTINELS: sentinel.sentinels, REDIS_SENTINEL_MASTER: sentinel.master };
+    return { redisEnv, database: await createDatabase(`postgres://postgres@127.0.0.1:${PG_PORT}/postgres`, name) };
+  }
   const redisCleanup = new Cleanup();
   cleanup.add('private Redis', () => redisCleanup.run());
   await startPrivateRedis(dataDir, REDIS_PORT, redisCleanup, { appendOnly: true });
@@ -158,7 +176,7 @@ async function privateServers(dataDir: string, cleanup: Cleanup, name: string) {
   const flush = new Redis(redisUrl);
   await flush.flushdb(); // the private server holds nothing else
   flush.disconnect();
-  return { redisUrl, database: await createDatabase(`postgres://postgres@127.0.0.1:${PG_PORT}/postgres`, name) };
+  return { redisEnv: { REDIS_URL: redisUrl }, database: await createDatabase(`postgres://postgres@127.0.0.1:${PG_PORT}/postgres`, name) };
 }
 
 async function main(): Promise<void> {
@@ -181,11 +199,11 @@ async function main(): Promise<void> {
 
   try {
     // 1. Private servers this run may kill (never the shared ones on 5432/6379).
-    const { redisUrl, database } = await privateServers(dataDir, cleanup, 'chaos');
+    const { redisEnv, database } = await privateServers(dataDir, cleanup, 'chaos');
 
     // 2. The system, through the launcher (compiled, supervised).
     system = await startSystem({
-      env: { ...(await freePorts()), DATABASE_URL: database.url, REDIS_URL: redisUrl, DATA_DIR: path.join(dataDir, 'launcher'), LOG_LEVEL: 'warn' },
+      env: { ...(await freePorts()), DATABASE_URL: database.url, ...redisEnv, DATA_DIR: path.join(dataDir, 'launcher'), LOG_LEVEL: 'warn' },
       verbose: VERBOSE,
       timeoutMs: 600_000, // a first run builds every service, on a shared machine
     });
@@ -223,6 +241,7 @@ async function main(): Promise<void> {
     for (const fault of FAULTS) {
       const start = Date.now();
       let restoredAt: number;
+      let afterRecovery: (() => Promise<void>) | undefined;
       if (SERVICE_FAULTS.includes(fault)) {
         const pid = servicePid(ready, fault);
         note(`kill -9 ${fault} (pid ${pid})`);
@@ -236,7 +255,22 @@ async function main(): Promise<void> {
           return serviceProbe(ready, fault)();
         }, 60_000);
         restoredAt = Date.now();
+      } else if (fault === 'redis-failover') {
+        const primary = await sentinel!.primaryPort();
+        note(`kill -9 the Redis primary (port ${primary})`);
+        sentinel!.kill(primary);
+        await until('Sentinel to promote the replica', async () => (await sentinel!.primaryPort()) !== primary, 60_000);
+        restoredAt = Date.now();
+        note(`Sentinel promoted ${await sentinel!.primaryPort()} after ${restoredAt - start} ms`);
+        // Once every route answers again, the killed primary comes back (empty) as a replica of the new
+        // one, as an orchestrator restarts it (until then the new primary has no replica: nothing to WAIT for).
+        afterRecovery = async () => {
+          await sleep(OUTAGE_MS);
+          await sentinel!.restart(primary);
+          note(`port ${primary} back as a replica`);
+        };
       } else if (fault === 'redis') {
+        const redisUrl = redisEnv.REDIS_URL!;
         const pid = Number(readFileSync(path.join(dataDir, 'redis', 'redis.pid'), 'utf8').trim());
         note(`stop Redis (SIGTERM, pid ${pid}) for ${OUTAGE_MS} ms`);
         process.kill(pid, 'SIGTERM');
@@ -259,6 +293,7 @@ async function main(): Promise<void> {
       results.push({ name: fault, start, restoredMs: restoredAt - start, end, longestMs: longest.ms, longestRoute: longest.route });
       note(`${fault}: back after ${restoredAt - start} ms; every route answering again after ${end - start} ms (longest unavailability ${longest.ms} ms on ${longest.route})`);
       if (system.exitCode() !== null) throw new Error(`the launcher exited (${system.exitCode()}) after the ${fault} fault`);
+      await afterRecovery?.();
       await sleep(STEADY_MS);
     }
 
@@ -270,7 +305,7 @@ async function main(): Promise<void> {
     load.stopLiveClients();
     await Promise.all(sse.map((f) => f.done));
 
-    const verification = await load.verify({ databaseUrl: database.url, redisUrl, caller, actionLogs, sse, v0 });
+    const verification = await load.verify({ databaseUrl: database.url, redisEnv, caller, actionLogs, sse, v0 });
     for (const f of v0) f.socket.close();
     printReport(results, verification);
     await stopAll();
@@ -312,7 +347,9 @@ async function rolling(): Promise<void> {
   process.once('SIGINT', () => void cleanup.run().then(() => process.exit(130)));
   let violations: string[] = [];
   try {
-    const { redisUrl, database } = await privateServers(dataDir, cleanup, 'rolling');
+    const { redisEnv, database } = await privateServers(dataDir, cleanup, 'rolling');
+    const redisUrl = redisEnv.REDIS_URL;
+    if (!redisUrl) throw new Error('--rolling runs on one Redis server (no --redis sentinel)');
     await ensureBuilt();
     mkdirSync(path.join(dataDir, 'launcher'), { recursive: true });
     const { secrets } = await loadSecrets(path.join(dataDir, 'launcher'), {});
@@ -353,7 +390,13 @@ function printReport(results: FaultResult[], v: Verification): void {
   for (const r of results) {
     const during = measured.filter((s) => s.start >= r.start && s.start <= r.end);
     const failed = during.filter((s) => s.outcome !== 'ok' && s.outcome !== 'client_error');
-    const label = SERVICE_FAULTS.includes(r.name) ? `kill -9 ${r.name}` : r.name === 'redis' ? 'Redis stop/start' : 'PostgreSQL restart';
+    const label = SERVICE_FAULTS.includes(r.name)
+      ? `kill -9 ${r.name}`
+      : r.name === 'redis'
+        ? 'Redis stop/start'
+        : r.name === 'redis-failover'
+          ? 'Redis primary -9'
+          : 'PostgreSQL restart';
     console.log(
       `${pad(label, 22)} ${lpad(`${r.restoredMs} ms`, 10)}   ${lpad(`${r.longestMs} ms`, 22)}   ${pad(`(${r.longestRoute})`, 16)} ${lpad(during.length, 8)}  ${lpad(failed.length, 6)}  ${lpad(failed.filter((s) => s.outcome === 'problem').length, 12)}  ${lpad(failed.filter((s) => s.outcome === 'network').length, 13)}`,
     );

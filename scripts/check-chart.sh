@@ -85,6 +85,12 @@ node --input-type=module -e '
   writeFileSync(process.argv[1], stringify({ probe, gateway: { upstreams: [...values.gateway.upstreams, "probe"] } }));
 ' "$OUT/new-service.yaml"
 render new-service -f deploy/values/production.yaml -f "$OUT/new-service.yaml"
+# Redis in its other two shapes: a Sentinel group (passwords from a Secret of one's own) and a Cluster.
+render redis-sentinel -f deploy/values/production.yaml --set externalRedis.mode=sentinel,externalRedis.url= \
+  --set 'externalRedis.sentinel.addresses={redis-sentinel-0.redis:26379,redis-sentinel-1.redis:26379,redis-sentinel-2.redis:26379}' \
+  --set externalRedis.sentinel.masterName=rundown,externalRedis.existingSecret=redis-auth,externalRedis.passwordKey=password,externalRedis.sentinel.passwordKey=sentinel-password
+render redis-cluster -f deploy/values/production.yaml --set externalRedis.mode=cluster,externalRedis.url=,externalRedis.tls=true \
+  --set 'externalRedis.cluster.nodes={redis-cluster-0.redis:6379,redis-cluster-1.redis:6379,redis-cluster-2.redis:6379}'
 render service-monitor -f deploy/values/production.yaml --set metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prometheus
 
 # Renders that must be refused, with the message that explains why.
@@ -112,6 +118,9 @@ expect_failure "weak INTERNAL_CONTEXT_KEYS" "secrets.internalContextKeys" --set 
 expect_failure "rundown without auth (its plan facts)" "AUTH_ADDR" --set auth.enabled=false,gateway.enabled=false
 expect_failure "grace period longer than the pod's" "terminationGracePeriodSeconds" --set config.shutdown.graceMs=60000
 expect_failure "preStop pause longer than the pod's grace" "preStopSeconds" --set config.shutdown.preStopSeconds=30
+expect_failure "sentinel without its addresses" "externalRedis.sentinel.addresses" --set externalRedis.mode=sentinel,externalRedis.sentinel.masterName=m
+expect_failure "cluster without seed nodes" "externalRedis.cluster.nodes" --set externalRedis.mode=cluster
+expect_failure "unknown Redis mode" "externalRedis.mode" --set externalRedis.mode=replicated
 expect_failure "gRPC drain longer than the shutdown's" "maxConnectionAgeGraceMs" --set config.grpc.maxConnectionAgeGraceMs=9000
 
 # Renders that must fail validation: an internal address that is not a headless Service's dns:/// name

@@ -26,6 +26,7 @@ export const BENCHES: BenchEntry[] = [
   { name: 'v0', script: 'v0.ts', what: 'v0 Socket.IO fan-out against a bare Socket.IO server (with and without write coalescing); memory per idle socket' },
   { name: 'transfer', script: 'transfer.ts', what: 'export (JSON, CSV) and import (CSV, JSON) of a 1,000-cue, 20-column rundown against GET ?include=cues and the equivalent create' },
   { name: 'timing', script: 'timing.ts', what: 'GET /timing and /report (JSON, CSV) of a 1,000-cue show; action:next and GET /status with and without timing subscribers' },
+  { name: 'redis-cluster', script: 'redis-cluster.ts', what: 'event index appends on its one Redis Cluster slot against the same over every primary; per-rundown appends' },
   { name: 'mcp', script: 'mcp.ts', what: 'an MCP tools/call get_status against GET /v1/rundowns/:id/status: sequential latency and throughput' },
   { name: 'workarounds', script: 'workarounds.ts', what: 'each reach into a library internal against the plain library: find-my-way dispatch, AsyncResource#bind, the TypeORM pool' },
 ];

@@ -13,10 +13,9 @@
 // Live clients: SSE followers resuming with Last-Event-ID, Socket.IO v0 clients (polling and WebSocket).
 import { randomUUID } from 'node:crypto';
 import { createParser } from 'eventsource-parser';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
-import { readRundownEvents } from '@rundown/shared';
+import { createRedis, readRundownEvents, redisSettingsFrom } from '@rundown/shared';
 import { sleep } from '../launcher/util.js';
 
 export type Outcome = 'ok' | 'client_error' | 'problem' | 'network' | 'bad' | 'hang';
@@ -571,10 +570,10 @@ export class MixedLoad {
 
   // -------------------------------------------------------------- verification
 
-  async verify(ctx: { databaseUrl: string; redisUrl: string; caller: string; actionLogs: ActionLog[]; sse: SseFollower[]; v0: V0Follower[] }): Promise<Verification> {
+  async verify(ctx: { databaseUrl: string; redisEnv: Record<string, string>; caller: string; actionLogs: ActionLog[]; sse: SseFollower[]; v0: V0Follower[] }): Promise<Verification> {
     const db = new pg.Client({ connectionString: ctx.databaseUrl });
     await db.connect();
-    const redis = new Redis(ctx.redisUrl);
+    const redis = createRedis(redisSettingsFrom(ctx.redisEnv), { name: 'chaos-verify' });
     const prefix = `chaos-${this.run}-`;
     try {
       // Writes: each marker stored once if acknowledged, at most once otherwise.

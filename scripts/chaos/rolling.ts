@@ -194,7 +194,7 @@ export async function rollingRestart(options: RollingOptions): Promise<RollingRe
     await sleep(Math.max(3_000, load.lastShowEnd() + 3_000 - Date.now()));
     load.stopLiveClients();
     await Promise.all(sse.map((f) => f.done));
-    const verification = await load.verify({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, caller, actionLogs, sse, v0 });
+    const verification = await load.verify({ databaseUrl: options.databaseUrl, redisEnv: { REDIS_URL: options.redisUrl }, caller, actionLogs, sse, v0 });
     for (const f of v0) f.socket.close();
 
     const measured = load.samples.filter((s) => s.route !== 'setup' && s.route !== 'verify');

@@ -7,6 +7,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { createRedis, redisSettingsFrom, type RedisSettings } from '@rundown/shared/redis';
 import pg from 'pg';
 import {
   type Cleanup,
@@ -309,6 +310,27 @@ export async function redisPing(url: string): Promise<{ ok: true } | { ok: false
 }
 
 export async function ensureRedis(options: InfraOptions): Promise<Endpoint> {
+  // A Sentinel group or a Redis Cluster named by REDIS_MODE and its settings (passed on to every
+  // service as they are): asked through the services' own factory, never started here.
+  if (options.env.REDIS_MODE !== undefined && options.env.REDIS_MODE !== '' && options.env.REDIS_MODE !== 'standalone') {
+    let settings: RedisSettings;
+    try {
+      settings = redisSettingsFrom(options.env);
+    } catch (error) {
+      throw new LauncherError(errorMessage(error));
+    }
+    const client = createRedis(settings, { name: 'launcher', lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: 5_000 });
+    client.on('error', () => undefined);
+    try {
+      await client.ping();
+    } catch (error) {
+      throw new LauncherError(`Redis (${settings.REDIS_MODE}) does not answer PING: ${errorMessage(error)}`);
+    } finally {
+      client.disconnect();
+    }
+    const where = settings.REDIS_MODE === 'cluster' ? settings.REDIS_CLUSTER_NODES! : `${settings.REDIS_SENTINEL_MASTER!}@${settings.REDIS_SENTINELS!}`;
+    return { url: `redis+${settings.REDIS_MODE}://${where}`, source: 'env' };
+  }
   const fromEnv = options.env.REDIS_URL;
   if (fromEnv !== undefined && fromEnv !== '') {
     const ping = await redisPing(fromEnv);

@@ -44,7 +44,7 @@ const tokenEnvironment = (env: NodeJS.ProcessEnv): string => env.TOKEN_ENVIRONME
 /** Where each shared setting a table row names comes from in a local run. */
 const sharedSettings: Record<SharedSetting, (ctx: ServiceContext) => string> = {
   DATABASE_URL: (ctx) => ctx.databaseUrl,
-  REDIS_URL: (ctx) => ctx.redisUrl,
+  REDIS_URL: (ctx) => redisUrlSetting(ctx),
   JWT_PRIVATE_KEYS: (ctx) => ctx.secrets.JWT_PRIVATE_KEYS,
   V0_TOKEN_SECRET: (ctx) => ctx.secrets.V0_TOKEN_SECRET,
   CURSOR_SECRET: (ctx) => ctx.secrets.CURSOR_SECRET,
@@ -52,6 +52,11 @@ const sharedSettings: Record<SharedSetting, (ctx: ServiceContext) => string> = {
 };
 
 const upper = (name: string) => name.toUpperCase();
+
+/** REDIS_URL for a service: none with a Sentinel group or a Cluster (`redis+<mode>://`; their REDIS_* settings pass through the environment). */
+function redisUrlSetting(ctx: ServiceContext): string {
+  return ctx.redisUrl.startsWith('redis+') ? '' : ctx.redisUrl;
+}
 
 export const SERVICES: readonly ServiceSpec[] = [
   ...BACKENDS.map(
@@ -90,7 +95,7 @@ export const SERVICES: readonly ServiceSpec[] = [
       V0_TOKEN_SECRET: ctx.secrets.V0_TOKEN_SECRET,
       // The public port serves the v0 push channel too, proxied to the realtime service (as an ingress would).
       ...(ctx.ports.serviceHttp.realtime !== undefined ? { REALTIME_URLS: `http://${HOST}:${ctx.ports.serviceHttp.realtime}` } : {}),
-      REDIS_URL: ctx.redisUrl,
+      REDIS_URL: redisUrlSetting(ctx),
       PUBLIC_URL: publicUrl(ctx.ports),
       TOKEN_ENVIRONMENT: tokenEnvironment(ctx.env),
     }),

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '@rundown/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { call, createTeam, v1, type TestTeam } from '../support/client.js';
 import { freePort } from '../../scripts/launcher/child.js';
 import { startGateway, type ExtraGateway } from '../support/gateway.js';
 import { expectProblem } from '../support/problems.js';
 import { IdempotencyStore } from '../../services/gateway/src/edge/idempotency.js';
+import { systemRedis } from '../support/system-redis.js';
 
 let team: TestTeam;
 let owner: string;
-let redis: Redis;
+let redis: RedisClient;
 /** The gateway's own store, for the Redis key of a client's key (`keyOf`): tests release or corrupt a claim there. */
 let store: IdempotencyStore;
 let replica: ExtraGateway;
@@ -17,7 +18,7 @@ let replica: ExtraGateway;
 beforeAll(async () => {
   team = await createTeam();
   owner = await team.token('OWNER');
-  redis = new Redis(system().redisUrl);
+  redis = systemRedis();
   store = new IdempotencyStore(redis);
   replica = await startGateway();
 });

@@ -1,18 +1,19 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '@rundown/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, createTeam, system, v1 } from '../support/client.js';
 import { startGateway, type ExtraGateway } from '../support/gateway.js';
 import { expectProblem, expectRateLimitHeaders } from '../support/problems.js';
+import { systemRedis } from '../support/system-redis.js';
 
 const int = (res: { headers: Headers }, name: string) => Number(res.headers.get(name));
 
 let second: ExtraGateway;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   // A second replica of the gateway on the same Redis, with a small per-address budget.
   second = await startGateway({ ANON_RATE_LIMIT_PER_MINUTE: '5' });
-  redis = new Redis(system().redisUrl);
+  redis = systemRedis();
 });
 
 afterAll(async () => {

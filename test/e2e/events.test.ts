@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '@rundown/shared';
 import { readEventIndex, readRundownEvents } from '@rundown/shared';
-import { createTeam, system, v1, type TestTeam } from '../support/client.js';
+import { createTeam, v1, type TestTeam } from '../support/client.js';
+import { systemRedis } from '../support/system-redis.js';
 
 /**
  * The running system's domain events: a write through the public API reaches the rundown's Redis
@@ -9,12 +10,12 @@ import { createTeam, system, v1, type TestTeam } from '../support/client.js';
  */
 let team: TestTeam;
 let owner: string;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   team = await createTeam();
   owner = await team.token('OWNER');
-  redis = new Redis(system().redisUrl);
+  redis = systemRedis();
 });
 
 afterAll(() => {
@@ -38,8 +39,13 @@ describe('domain events', () => {
     const [, cueEvent] = events;
     expect(cueEvent!.event.payload).toMatchObject({ $case: 'cue', value: { id: cue.body.data.id, cue: { title: 'Opening' } } });
     expect(events.every((e) => e.event.team_id === team.id && e.event.rundown_id === id)).toBe(true);
-    // The index: runs of the rundown's events in order, each naming its last event and its kinds.
-    const index = (await readEventIndex(redis, indexBefore, { count: 10_000 })).filter((e) => e.rundown_id === id);
+    // The index: runs of the rundown's events in order, each naming its last event and its kinds
+    // (written after the events: wait for the entry naming the last).
+    let index = (await readEventIndex(redis, indexBefore, { count: 10_000 })).filter((e) => e.rundown_id === id);
+    while (index.at(-1)?.event_id !== events.at(-1)!.id && Date.now() - started < 5_000) {
+      await new Promise((r) => setTimeout(r, 10));
+      index = (await readEventIndex(redis, indexBefore, { count: 10_000 })).filter((e) => e.rundown_id === id);
+    }
     let from = 0;
     for (const entry of index) {
       const to = events.findIndex((e) => e.id === entry.event_id);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { readRundownEvents } from '@rundown/shared';
-import { createRundown, createTeam, system, v1 } from '../support/client.js';
+import { readRundownEvents, runnerStatusKey, type RedisClient } from '@rundown/shared';
+import { createRundown, createTeam, v1 } from '../support/client.js';
 import { query } from '../support/db.js';
 import { startGateway } from '../support/gateway.js';
 import { expectProblem } from '../support/problems.js';
+import { systemRedis } from '../support/system-redis.js';
 
 // A show that lives while its rundown is edited: every runner change is a `status` domain event in
 // the rundown's stream (through the runner's outbox), edits keep next_cue right, and the read
@@ -12,12 +12,12 @@ import { expectProblem } from '../support/problems.js';
 
 let owner: string;
 let caller: string;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   const team = await createTeam();
   [owner, caller] = await Promise.all([team.token('OWNER'), team.token('SHOWCALL')]);
-  redis = new Redis(system().redisUrl);
+  redis = systemRedis();
 });
 
 afterAll(() => redis.disconnect());
@@ -190,7 +190,7 @@ describe('read model', () => {
     expect((await v1('DELETE', `/rundowns/${s.id}`, { token: owner })).status).toBe(204);
     await until('the show removed', async () => ((await query('SELECT 1 FROM runner.shows WHERE rundown_id = $1', [s.id])).length === 0 ? true : undefined));
     // The read model's key and the final event follow the commit (the key after it, the event through the outbox relay).
-    await until('the read model key removed', async () => ((await redis.exists(`runner:status:${s.id}`)) === 0 ? true : undefined));
+    await until('the read model key removed', async () => ((await redis.exists(runnerStatusKey(s.id))) === 0 ? true : undefined));
     const gone = await v1('GET', `/rundowns/${s.id}/status`, { token: caller });
     expect(gone.status).toBe(404);
     const statusEvents = () => readRundownEvents(redis, s.id, '0-0', { count: 1_000 }).then((all) => all.filter((e) => e.event.payload?.$case === 'status'));

@@ -194,6 +194,7 @@ export default async function setup(project: TestProject) {
     adminUrl: ready.admin_url,
     adminSecret: ready.admin_secret,
     redisUrl,
+    redisEnv: { REDIS_URL: redisUrl },
     databaseUrl: database.url,
     startupMs: ready.ready_ms,
     launcher: ready,

@@ -61,8 +61,8 @@ describe('teams and tokens against PostgreSQL and Redis', () => {
     const { token } = await teams.mint({ teamId: team.id, role: 'VIEW', ttlSeconds: 120, rundownId: null, name: '', environment: '' });
     const revoked = await teams.revoke(token.id);
     expect(revoked.revoked_at).toBeGreaterThan(0);
-    expect(await redis.exists(redisKeys.revoked(token.id))).toBe(1);
-    expect(await redis.pttl(redisKeys.revoked(token.id))).toBeLessThanOrEqual(120_000);
+    expect(await redis.exists(redisKeys.revoked(token.team_id, token.id))).toBe(1);
+    expect(await redis.pttl(redisKeys.revoked(token.team_id, token.id))).toBeLessThanOrEqual(120_000);
     const rotated = await teams.rotate(team.id);
     expect(rotated.token_epoch).toBe(1);
     expect(await redis.get(redisKeys.epoch(team.id))).toBe('1');
@@ -78,7 +78,7 @@ describe('teams and tokens against PostgreSQL and Redis', () => {
     await teams.rotate(team.id);
     await redis.flushdb();
     expect(await teams.republishIfMissing()).toBe(true);
-    expect(await redis.exists(redisKeys.revoked(token.id))).toBe(1);
+    expect(await redis.exists(redisKeys.revoked(token.team_id, token.id))).toBe(1);
     expect(await redis.get(redisKeys.epoch(team.id))).toBe('1');
     expect(await redis.hget(redisKeys.team(team.id), 'rate_limit_per_minute')).toBe('50');
     expect(await redis.exists(redisKeys.revocationsReady)).toBe(1);

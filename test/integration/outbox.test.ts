@@ -144,12 +144,13 @@ describe('transactional outbox', () => {
     await stop(relay);
   });
 
-  it('indexes a bulk as one entry per run of a rundown, naming its kinds, not one per event', async () => {
+  it('indexes a bulk as one entry per rundown per relay batch, naming its kinds, not one per event', async () => {
     const relay = await startRelay();
     const [bulk, other] = [rundownId(), rundownId()];
     const cell = (i: number) =>
       newEvent(bulk, 'team_it', { $case: 'cell', value: { change: Change.CHANGE_REMOVED, cue_id: `cue_${i}`, column_id: 'col_1', cell: undefined } });
-    // 250 events of one rundown with one of another between them: three append calls of up to 100.
+    // 250 events of one rundown with one of another between them: three append calls of up to 100
+    // for the one (each in its own slot), one for the other; then one index entry per rundown.
     const events = [...Array.from({ length: 120 }, (_, i) => cell(i)), event(other, 'between'), event(bulk, 'variable'), ...Array.from({ length: 129 }, (_, i) => cell(120 + i))];
     const indexBefore = (await redis.xrevrange(eventKeys.index, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
     await db.transaction((tx) => outbox.enqueue(tx, events));
@@ -158,11 +159,38 @@ describe('transactional outbox', () => {
     expect(stream).toHaveLength(250);
     const index = (await readEventIndex(redis, indexBefore, { count: 1_000 })).filter((e) => [bulk, other].includes(e.rundown_id));
     expect(index.map((e) => [e.rundown_id, e.event_id, e.kinds])).toEqual([
-      [bulk, stream[99]!.id, [Kind.KIND_CELL]],
-      [bulk, stream[198]!.id, [Kind.KIND_CELL, Kind.KIND_TEXT_VARIABLE]],
+      [bulk, stream[249]!.id, [Kind.KIND_CELL, Kind.KIND_TEXT_VARIABLE]],
       [other, (await readRundownEvents(redis, other, '0-0'))[0]!.id, [Kind.KIND_TEXT_VARIABLE]],
-      [bulk, stream[249]!.id, [Kind.KIND_CELL]],
     ]);
+    await stop(relay);
+  });
+
+  it('indexes what a relay appended but could not index (it died, or the index write failed) at the next relay, appending nothing twice', async () => {
+    const relay = await startRelay({ pollMs: 60_000 });
+    const rd = rundownId();
+    const indexBefore = (await redis.xrevrange(eventKeys.index, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+    // The index write fails (another key type in its place): the streams have the events, the rows stay.
+    const saved = await redis.dumpBuffer(eventKeys.index);
+    await redis.del(eventKeys.index);
+    await redis.set(eventKeys.index, 'not a stream');
+    try {
+      await write(rd, 'a', 'b');
+      await expect(relay.drain()).rejects.toThrow(/WRONGTYPE/);
+      expect(await labels(rd)).toEqual(['a', 'b']);
+      const [{ left } = { left: -1 }] = (await db.query(`SELECT count(*)::int AS left FROM "${schema}".outbox WHERE rundown_id = $1`, [rd])) as { left: number }[];
+      expect(left).toBe(2);
+    } finally {
+      await redis.del(eventKeys.index);
+      if (saved) await redis.restore(eventKeys.index, 0, saved);
+    }
+    // The next relay re-appends nothing (the relayed mark) and writes the index entry it owed.
+    expect(await relay.drain()).toBe(0);
+    const stream = await readRundownEvents(redis, rd, '0-0');
+    expect(stream).toHaveLength(2);
+    const index = (await readEventIndex(redis, indexBefore, { count: 1_000 })).filter((e) => e.rundown_id === rd);
+    expect(index.map((e) => [e.event_id, e.kinds])).toEqual([[stream[1]!.id, [Kind.KIND_TEXT_VARIABLE]]]);
+    const [{ left } = { left: -1 }] = (await db.query(`SELECT count(*)::int AS left FROM "${schema}".outbox WHERE rundown_id = $1`, [rd])) as { left: number }[];
+    expect(left).toBe(0);
     await stop(relay);
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '@rundown/shared';
+import { createLogger, standaloneRedis } from '@rundown/shared';
 import { BullTimers, retryDelayMs } from '../../services/runner/src/jobs/timers.js';
 import type { JobSpec } from '../../services/runner/src/domain/jobs.js';
 
@@ -10,9 +10,9 @@ import type { JobSpec } from '../../services/runner/src/domain/jobs.js';
  * then fires once. With three quick attempts such a deadline was lost and the show stuck (found
  * by `npm run chaos`).
  */
-const timers = new BullTimers(inject('redisUrl'), createLogger('timers-it', 'silent'), 30, `timers-it-${randomBytes(3).toString('hex')}`);
+const timers = new BullTimers(standaloneRedis(inject('redisUrl')), createLogger('timers-it', 'silent'), 30, `timers-it-${randomBytes(3).toString('hex')}`);
 /** A firing may take 500 ms here (20 s in the service). */
-const hasty = new BullTimers(inject('redisUrl'), createLogger('timers-it', 'silent'), 30, `timers-it-${randomBytes(3).toString('hex')}`, 500);
+const hasty = new BullTimers(standaloneRedis(inject('redisUrl')), createLogger('timers-it', 'silent'), 30, `timers-it-${randomBytes(3).toString('hex')}`, 500);
 
 afterAll(async () => {
   await timers.close();
@@ -71,7 +71,7 @@ describe('a job a stopped replica held', () => {
   it('is placed again at start-up once its lock expired, and fires once', async () => {
     const prefix = `timers-it-${randomBytes(3).toString('hex')}`;
     const logger = createLogger('timers-it', 'silent');
-    const stopped = new BullTimers(inject('redisUrl'), logger, 30, prefix, 60_000, 1_000);
+    const stopped = new BullTimers(standaloneRedis(inject('redisUrl')), logger, 30, prefix, 60_000, 1_000);
     const job: JobSpec = { id: `deadline_rd_it_${randomBytes(3).toString('hex')}_1`, kind: 'deadline', rundown_id: 'rd_it', revision: 1, due_at: Date.now() + 100 };
     let taken = false;
     await stopped.start(async () => {
@@ -83,7 +83,7 @@ describe('a job a stopped replica held', () => {
     // As a kill -9 leaves it: the job active in Redis, its lock no longer renewed.
     await (stopped as unknown as { worker: { close(force: boolean): Promise<void> } }).worker.close(true);
     const fired: number[] = [];
-    const restarted = new BullTimers(inject('redisUrl'), logger, 30, prefix, 60_000, 1_000);
+    const restarted = new BullTimers(standaloneRedis(inject('redisUrl')), logger, 30, prefix, 60_000, 1_000);
     try {
       const since = Date.now();
       restarted.releaseOrphans([job]);

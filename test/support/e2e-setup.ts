@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePorts, startSystem, type LauncherReady } from '../../scripts/launcher/child.js';
 import { createDatabase, isolatedRedis, startInfra } from './infra.js';
+import { freeClusterPorts, startCluster, type ClusterHarness } from './redis-harness.js';
 
 export interface SystemUnderTest {
   baseUrl: string;
@@ -11,6 +12,8 @@ export interface SystemUnderTest {
   adminUrl: string;
   adminSecret: string;
   redisUrl: string;
+  /** The REDIS_* settings the system runs with (standalone: REDIS_URL; E2E_REDIS=cluster: the cluster's). */
+  redisEnv: Record<string, string>;
   databaseUrl: string;
   startupMs: number;
   /** Everything the launcher's LAUNCHER_READY line said (ports, urls, secrets). */
@@ -33,16 +36,33 @@ declare module 'vitest' {
  * free ports with a database and Redis db of its own; stopped (Ctrl-C equivalent) at the end.
  */
 export default async function setup(project: TestProject) {
+  return startE2eSystem(project, process.env.E2E_REDIS === 'cluster' ? 'cluster' : 'standalone');
+}
+
+/** The system on one Redis server, or (`cluster`) on a 3-primary Redis Cluster of its own (the e2e-cluster project). */
+export async function startE2eSystem(project: TestProject, redis: 'standalone' | 'cluster') {
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_e2e');
-  // Separate checkouts running tests at once pick different dbs (E2E_REDIS_DB).
-  const redisUrl = await isolatedRedis(infra.redisUrl, Number(process.env.E2E_REDIS_DB ?? 15));
+  // A 3-primary Redis Cluster of its own (test/support/redis-harness.ts) on E2E_REDIS_CLUSTER_PORT..+2
+  // (and their bus ports +10000), by default free ones.
+  let cluster: ClusterHarness | undefined;
+  let redisUrl: string;
+  let redisEnv: Record<string, string>;
+  if (redis === 'cluster') {
+    cluster = await startCluster({ basePort: process.env.E2E_REDIS_CLUSTER_PORT ? Number(process.env.E2E_REDIS_CLUSTER_PORT) : await freeClusterPorts(3) });
+    redisEnv = { REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: cluster.nodes };
+    redisUrl = `redis://${cluster.nodes.split(',')[0]!}`;
+  } else {
+    // Separate checkouts running tests at once pick different dbs (E2E_REDIS_DB).
+    redisUrl = await isolatedRedis(infra.redisUrl, Number(process.env.E2E_REDIS_DB ?? 15));
+    redisEnv = { REDIS_URL: redisUrl };
+  }
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-e2e-'));
   const system = await startSystem({
     env: {
       ...(await freePorts()),
       DATABASE_URL: database.url,
-      REDIS_URL: redisUrl,
+      ...redisEnv,
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
       // The cells service's orphan collector acts within a test's patience (default: 60 s grace, 15 s sweeps).
@@ -58,7 +78,7 @@ export default async function setup(project: TestProject) {
   const gatewayEnv: Record<string, string> = {
     ...ready.addresses,
     INTERNAL_CONTEXT_KEYS: ready.internal_context_keys,
-    REDIS_URL: ready.redis_url,
+    ...redisEnv,
     ADMIN_SECRET: ready.admin_secret,
     V0_TOKEN_SECRET: ready.v0_token_secret,
     TOKEN_ENVIRONMENT: process.env.TOKEN_ENVIRONMENT ?? 'local',
@@ -69,6 +89,7 @@ export default async function setup(project: TestProject) {
     adminUrl: ready.admin_url,
     adminSecret: ready.admin_secret,
     redisUrl,
+    redisEnv,
     databaseUrl: database.url,
     startupMs: system.startupMs,
     launcher: ready,
@@ -78,6 +99,7 @@ export default async function setup(project: TestProject) {
     await system.stop();
     await database.drop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
+    await cluster?.stop();
     await infra.stop();
   };
 }

@@ -26,13 +26,13 @@ export interface InProcessRunner {
  */
 export async function startInProcessRunner(name: string, clock?: () => number): Promise<InProcessRunner> {
   const s = system();
-  const config = runnerConfig({ DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR, INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS });
+  const config = runnerConfig({ ...s.redisEnv, DATABASE_URL: s.databaseUrl, RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR, INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS });
   const logger = createLogger(name, 'silent');
-  const prefix = `${name}-${randomBytes(3).toString('hex')}`;
+  const prefix = `{${name}-${randomBytes(3).toString("hex")}}`;
   const db = await createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations: [], applicationName: name, poolSize: 4 }).initialize();
   const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' }), 1_000);
-  const timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS, prefix);
-  const sink = new RedisStatusSink(config.REDIS_URL, logger);
+  const timers = new BullTimers(config, logger, config.TIMER_LEAD_MS, prefix);
+  const sink = new RedisStatusSink(config, logger);
   const shows = new ShowsRepository();
   const runner = new RunnerService(db, shows, orders, timers, new OutboxEventLog(), sink, clock) as RunnerService<unknown>;
   await timers.start((job) => runner.fire(job), 4);

@@ -35,7 +35,7 @@ export async function startRealtime(nodeId: string, env: Record<string, string> 
     cwd: root,
     env: {
       ...process.env,
-      REDIS_URL: s.redisUrl,
+      ...s.redisEnv,
       RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR!,
       RUNNER_ADDR: s.gatewayEnv.RUNNER_ADDR!,
       V0_TOKEN_SECRET: await v0Secret(),

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { freePort } from '../../scripts/launcher/child.js';
 import { NODE_ARGS } from '../../scripts/launcher/util.js';
 import { system } from './client.js';
+import { systemRedis } from './system-redis.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -20,7 +20,7 @@ export interface Heard {
 
 /** Listens to the runner's status channel for the given rundowns (any process of the system publishes there). */
 export async function listenToStatus(): Promise<{ heard: Heard[]; of(rundownId: string): Heard[]; close(): void }> {
-  const redis = new Redis(system().redisUrl);
+  const redis = systemRedis('e2e-status-listener');
   const heard: Heard[] = [];
   redis.on('message', (_channel: string, message: string) => heard.push({ ...(JSON.parse(message) as Omit<Heard, 'at'>), at: Date.now() }));
   await redis.subscribe('runner:status');
@@ -62,7 +62,7 @@ export async function startRunner(): Promise<ExtraRunner> {
     env: {
       ...process.env,
       DATABASE_URL: s.databaseUrl,
-      REDIS_URL: s.redisUrl,
+      ...s.redisEnv,
       RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR!,
       INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS!,
       GRPC_PORT: String(port),

@@ -23,6 +23,13 @@ Usage: include "rundown.secretVars" (dict "svc" $svc "hook" false)
 */}}
 {{- define "rundown.secretVars" -}}
 {{- $vars := .svc.secretEnv | default list -}}
+{{- /* Sentinel and cluster: no URL; the passwords, when named, from externalRedis.existingSecret. */ -}}
+{{- if and .ctx (has "REDIS_URL" $vars) (ne .ctx.Values.externalRedis.mode "standalone") -}}
+{{- $r := .ctx.Values.externalRedis -}}
+{{- $vars = without $vars "REDIS_URL" -}}
+{{- if $r.passwordKey }}{{ $vars = append $vars "REDIS_PASSWORD" }}{{ end -}}
+{{- if and (eq $r.mode "sentinel") $r.sentinel.passwordKey }}{{ $vars = append $vars "REDIS_SENTINEL_PASSWORD" }}{{ end -}}
+{{- end -}}
 {{- if not .hook -}}
 {{- $vars = append $vars "INTERNAL_CONTEXT_KEYS" | uniq -}}
 {{- end -}}
@@ -175,6 +182,10 @@ Usage: include "rundown.secretSource" (dict "ctx" $ "svc" $svc "var" "DATABASE_U
 {{- else if $v.externalDatabase.url -}}
 {{- $src = dict "secret" "" "key" "DATABASE_URL" -}}
 {{- end -}}
+{{- else if eq .var "REDIS_PASSWORD" -}}
+{{- $src = dict "secret" (required "externalRedis.existingSecret is required with externalRedis.passwordKey" $v.externalRedis.existingSecret) "key" $v.externalRedis.passwordKey -}}
+{{- else if eq .var "REDIS_SENTINEL_PASSWORD" -}}
+{{- $src = dict "secret" (required "externalRedis.existingSecret is required with externalRedis.sentinel.passwordKey" $v.externalRedis.existingSecret) "key" $v.externalRedis.sentinel.passwordKey -}}
 {{- else if eq .var "REDIS_URL" -}}
 {{- if $v.externalRedis.existingSecret -}}
 {{- $src = dict "secret" $v.externalRedis.existingSecret "key" (default "REDIS_URL" $v.externalRedis.existingSecretKey) -}}
@@ -246,7 +257,7 @@ Data of the chart-owned Secret: every key some enabled service reads from it (JS
 {{- range $name := splitList " " (include "rundown.serviceNames" $ctx) -}}
 {{- $svc := index $ctx.Values $name -}}
 {{- if $svc.enabled -}}
-{{- range $var := include "rundown.secretVars" (dict "svc" $svc "hook" false) | fromJsonArray -}}
+{{- range $var := include "rundown.secretVars" (dict "ctx" $ctx "svc" $svc "hook" false) | fromJsonArray -}}
 {{- $src := include "rundown.secretSource" (dict "ctx" $ctx "svc" $svc "var" $var) | fromJson -}}
 {{- if not $src.secret -}}
 {{- $_ := set $data $src.key (include "rundown.secretValue" (dict "ctx" $ctx "key" $src.key)) -}}
@@ -264,7 +275,7 @@ Secret env entries of a service. Usage: include "rundown.secretEnv" (dict "ctx" 
 {{- $ctx := .ctx -}}
 {{- $svc := .svc -}}
 {{- $own := ternary (include "rundown.hookSecretName" $ctx) (include "rundown.chartSecretName" $ctx) (.hook | default false) -}}
-{{- range $var := include "rundown.secretVars" (dict "svc" $svc "hook" (.hook | default false)) | fromJsonArray }}
+{{- range $var := include "rundown.secretVars" (dict "ctx" $ctx "svc" $svc "hook" (.hook | default false)) | fromJsonArray }}
 {{- $src := include "rundown.secretSource" (dict "ctx" $ctx "svc" $svc "var" $var) | fromJson }}
 - name: {{ $var }}
   valueFrom:
@@ -379,6 +390,9 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- if $v.metrics.enabled -}}
 {{- $_ := set $env "METRICS_PORT" (toString $v.metrics.port) -}}
 {{- end -}}
+{{- if has "REDIS_URL" ($svc.secretEnv | default list) -}}
+{{- range $k, $val := include "rundown.redisEnv" $ctx | fromJson }}{{ $_ := set $env $k $val }}{{ end -}}
+{{- end -}}
 {{- $_ := set $env "GRPC_PORT" (toString $svc.containerPorts.grpc) -}}
 {{- with (index $svc.containerPorts "grpc-admin") }}{{ $_ := set $env "ADMIN_GRPC_PORT" (toString .) }}{{ end -}}
 {{- with $svc.containerPorts.http }}{{ $_ := set $env "HTTP_PORT" (toString .) }}{{ end -}}
@@ -483,4 +497,28 @@ Usage: include "rundown.probe" (dict "svc" $svc "probe" "livenessProbe" "path" "
 {{- with .Values.tmpVolume.medium }}{{ $_ := set $spec "medium" . }}{{ end -}}
 {{- with .Values.tmpVolume.sizeLimit }}{{ $_ := set $spec "sizeLimit" . }}{{ end -}}
 {{- toYaml $spec -}}
+{{- end -}}
+
+{{/*
+The non-secret Redis settings of a service that uses Redis (JSON object), validated: REDIS_MODE and, by
+mode, the sentinels and the primary's name, or the cluster's seed nodes (services/shared/src/redis.ts).
+*/}}
+{{- define "rundown.redisEnv" -}}
+{{- $r := .Values.externalRedis -}}
+{{- $env := dict "REDIS_MODE" $r.mode -}}
+{{- if eq $r.mode "sentinel" -}}
+{{- if not $r.sentinel.addresses -}}{{- fail "externalRedis.sentinel.addresses is required with externalRedis.mode sentinel" -}}{{- end -}}
+{{- $_ := set $env "REDIS_SENTINELS" (join "," $r.sentinel.addresses) -}}
+{{- $_ := set $env "REDIS_SENTINEL_MASTER" (required "externalRedis.sentinel.masterName is required with externalRedis.mode sentinel" $r.sentinel.masterName) -}}
+{{- if $r.sentinel.tls }}{{ $_ := set $env "REDIS_SENTINEL_TLS" "true" }}{{ end -}}
+{{- else if eq $r.mode "cluster" -}}
+{{- if not $r.cluster.nodes -}}{{- fail "externalRedis.cluster.nodes is required with externalRedis.mode cluster" -}}{{- end -}}
+{{- $_ := set $env "REDIS_CLUSTER_NODES" (join "," $r.cluster.nodes) -}}
+{{- end -}}
+{{- if ne $r.mode "standalone" -}}
+{{- if $r.username }}{{ $_ := set $env "REDIS_USERNAME" $r.username }}{{ end -}}
+{{- if $r.tls }}{{ $_ := set $env "REDIS_TLS" "true" }}{{ end -}}
+{{- end -}}
+{{- if not (kindIs "invalid" $r.waitReplicas) }}{{ $_ := set $env "REDIS_WAIT_REPLICAS" (toString $r.waitReplicas) }}{{ end -}}
+{{- toJson $env -}}
 {{- end -}}

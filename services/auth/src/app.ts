@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis } from '@rundown/shared';
 import { authConfig } from './config.js';
 import { migrations } from './migrations/index.js';
 import { TeamsRepository } from './repositories/teams.js';
@@ -17,7 +16,7 @@ export async function main(argv: string[]): Promise<void> {
     const config = authConfig();
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'auth', migrations, applicationName: 'auth' });
     await db.initialize();
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const redis = createRedis(config, { name: 'auth', maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 2_000 });
     const keys = await SigningKeys.load(config.JWT_PRIVATE_KEYS, config.V0_TOKEN_SECRET);
     const teams = new TeamsService(
       new TeamsRepository(db),

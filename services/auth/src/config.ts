@@ -1,4 +1,4 @@
-import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
 import { z } from 'zod';
 
 export function authConfig(source: NodeJS.ProcessEnv = process.env) {
@@ -9,7 +9,8 @@ export function authConfig(source: NodeJS.ProcessEnv = process.env) {
       ADMIN_GRPC_PORT: env.port(50151),
       INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
-      REDIS_URL: env.url(['redis', 'rediss']),
+      /** Where Redis is, in one of three shapes (shared/src/redis.ts, docs/configuration.md#redis). */
+      ...redisSettings(),
       LOG_LEVEL: env.logLevel(),
       JWT_PRIVATE_KEYS: z.string().transform((value, ctx) => {
         try {
@@ -27,6 +28,7 @@ export function authConfig(source: NodeJS.ProcessEnv = process.env) {
       TOKEN_ENVIRONMENT: z.string().regex(/^[a-z0-9-]{1,32}$/).default('local'),
     },
     source,
+    redisSettingsProblems,
   );
 }
 

@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { createDataSource, createLogger, CursorCodec, migrateAndExit, readFactVersion, runService, startGrpcServer, timedWithoutSpan } from '@rundown/shared';
+import { createDataSource, createLogger, CursorCodec, migrateAndExit, readFactVersion, runService, startGrpcServer, timedWithoutSpan, createRedis, replicationOf } from '@rundown/shared';
 import { CachedCoordinates } from './clients/layout-cache.js';
 import { RundownCoordinates } from './clients/rundown.js';
 import { cellsConfig } from './config.js';
@@ -19,12 +18,13 @@ export async function main(argv: string[]): Promise<void> {
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'cells', migrations, applicationName: 'cells', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
     // Writes never wait on Redis: events wait in the outbox until the relay reaches it again.
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const redis = createRedis(config, { name: 'cells', maxRetriesPerRequest: 2, enableOfflineQueue: true });
     const relay = await cellsOutbox.startRelay({
       db,
       databaseUrl: config.DATABASE_URL,
       redis,
       logger,
+      replication: replicationOf(config),
       pollMs: config.OUTBOX_POLL_MS,
       retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
     });
@@ -33,7 +33,7 @@ export async function main(argv: string[]): Promise<void> {
     const rundownService = new RundownCoordinates(config.RUNDOWN_ADDR, { signer, deadlineMs: config.GRPC_DEADLINE_MS });
     // Layout versions on a connection of their own that never queues or waits: a read whose version
     // does not come at once asks the rundown service instead (as without a cache).
-    const versions = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250 });
+    const versions = createRedis(config, { name: 'cells-layout-versions', enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250 });
     versions.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error (layout versions)'));
     const rundowns =
       config.LAYOUT_CACHE_MAX_AGE_MS > 0

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
 
 export function cellsConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
@@ -10,7 +10,8 @@ export function cellsConfig(source: NodeJS.ProcessEnv = process.env) {
       // The rundown service answers what a coordinate is (cue type, lock, column type and visibility).
       RUNDOWN_ADDR: env.address(),
       // Cell events are relayed from the outbox to the rundown's Redis Stream.
-      REDIS_URL: env.url(['redis', 'rediss']),
+      /** Where Redis is, in one of three shapes (shared/src/redis.ts, docs/configuration.md#redis). */
+      ...redisSettings(),
       EVENTS_MAX_LENGTH: env.int(10_000, 1),
       EVENTS_MAX_AGE_MS: env.int(24 * 3_600_000, 0),
       OUTBOX_POLL_MS: env.int(1_000, 10),
@@ -36,6 +37,7 @@ export function cellsConfig(source: NodeJS.ProcessEnv = process.env) {
       SANITIZE_THREADS: env.int(Math.min(2, availableParallelism()), 0),
     },
     source,
+    redisSettingsProblems,
   );
 }
 

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
-import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';
@@ -59,7 +58,8 @@ export async function main(): Promise<void> {
     const clients = createClients(config);
     const adminClients = createAdminClients(config);
     // Fail fast rather than queue: a request must not wait on a Redis that is not there.
-    const redis = new Redis(config.REDIS_URL, {
+    const redis = createRedis(config, {
+      name: 'gateway',
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: 1_000,
@@ -99,10 +99,10 @@ export async function main(): Promise<void> {
     });
     const sockets = config.REALTIME_URLS ? socketProxy(config.REALTIME_URLS, logger) : undefined;
     // The runner's status channel (a subscriber connection is dedicated to it).
-    const statusChannel = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    const statusChannel = createRedis(config, { name: 'gateway-status-channel', maxRetriesPerRequest: null });
     const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
     const live = new LiveEvents({
-      redisUrl: config.REDIS_URL,
+      redisSettings: config,
       redis,
       // Streams re-check their tokens every heartbeat with the edge's own authenticator (its keys and
       // verified-token cache), without spending the team's request budget (`count: false`).

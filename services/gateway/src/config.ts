@@ -1,4 +1,4 @@
-import { contextKeysSetting, env, limits, loadConfig, upstreamSettings } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig, upstreamSettings, redisSettings, redisSettingsProblems } from '@rundown/shared';
 import { z } from 'zod';
 
 export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
@@ -16,7 +16,8 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       ...upstreamSettings(),
       /** Signs the caller context of every internal call (kid:secret[,kid:secret]; the first signs). */
       INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
-      REDIS_URL: env.url(['redis', 'rediss']),
+      /** Where Redis is, in one of three shapes (shared/src/redis.ts, docs/configuration.md#redis). */
+      ...redisSettings(),
       /** The realtime service(s) the public port proxies `/api-v0/socket.io` to (see http/v0/socket-proxy.ts). */
       REALTIME_URLS: z.string().optional(),
       PUBLIC_URL: env.url(['http', 'https']).default('http://127.0.0.1:8080'),
@@ -38,6 +39,7 @@ export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       LOG_LEVEL: env.logLevel(),
     },
     source,
+    redisSettingsProblems,
   );
 }
 

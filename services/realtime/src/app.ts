@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
-import { createAdapter } from '@socket.io/redis-adapter';
-import { Redis } from 'ioredis';
-import { counter, createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier } from '@rundown/shared';
+import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
+import { counter, createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster } from '@rundown/shared';
 import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -17,8 +16,9 @@ export async function main(): Promise<void> {
     const config = realtimeConfig();
     // One connection for commands and the adapter's publishes (so a publish precedes the lock
     // release after it), one for the adapter's subscriptions, one for the blocking group read.
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
-    const sub = redis.duplicate();
+    const redis = createRedis(config, { name: 'realtime', maxRetriesPerRequest: 2 });
+    // (On a cluster, one sharded subscriber per primary: a room's channel lives in its rundown's slot.)
+    const sub = createRedis(config, { name: 'realtime-subscriber', maxRetriesPerRequest: 2, shardedSubscribers: true });
     const reader = redis.duplicate();
     for (const [name, c] of [['commands', redis], ['subscriber', sub], ['reader', reader]] as const) {
       c.on('error', (err: Error) => logger.warn({ err: err.message, connection: name }, 'redis connection error'));
@@ -53,7 +53,10 @@ export async function main(): Promise<void> {
       revocationSweepMs: config.REVOCATION_SWEEP_MS,
       logger,
     });
-    sockets.io.adapter(createAdapter(redis, sub));
+    // A Redis Cluster: the sharded adapter (Redis 7 SPUBLISH/SSUBSCRIBE, a channel per room in the
+    // room's slot, so a publish reaches only the node of its rundown and its subscribers); otherwise
+    // the classic one.
+    sockets.io.adapter(isCluster(redis) ? createShardedAdapter(redis, sub) : createAdapter(redis, sub));
     observeGauge('rundown.socketio.connections', { description: 'Open v0 Socket.IO connections on this replica' }, () => sockets.io.engine.clientsCount);
     // Connections stay where they were made; this counts the new ones each replica takes (its share).
     const accepted = counter('rundown.socketio.sessions', { description: 'v0 Socket.IO connections accepted by this replica' });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { contextKeysSetting, env, limits, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
 import { z } from 'zod';
 
 export function realtimeConfig(source: NodeJS.ProcessEnv = process.env) {
@@ -10,7 +10,8 @@ export function realtimeConfig(source: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('0.0.0.0'),
       /** gRPC health only (the launcher and Kubernetes probe it like every service). */
       GRPC_PORT: env.port(50055),
-      REDIS_URL: env.url(['redis', 'rediss']),
+      /** Where Redis is, in one of three shapes (shared/src/redis.ts, docs/configuration.md#redis). */
+      ...redisSettings(),
       RUNDOWN_ADDR: env.address(),
       RUNNER_ADDR: env.address(),
       V0_TOKEN_SECRET: env.secret(32),
@@ -32,6 +33,7 @@ export function realtimeConfig(source: NodeJS.ProcessEnv = process.env) {
       LOG_LEVEL: env.logLevel(),
     },
     source,
+    redisSettingsProblems,
   );
 }
 

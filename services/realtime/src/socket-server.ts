@@ -7,7 +7,9 @@ import type { ViewStore } from './repositories/views.js';
 import { coalesceWrites } from './write-coalescing.js';
 
 export const SOCKET_PATH = '/api-v0/socket.io';
-const room = (rundownId: string) => `rundown:${rundownId}`;
+// The rundown's hash tag: in cluster mode the sharded adapter's channel of the room is in the
+// rundown's slot, so its publishes go to the node that holds the rundown's view and lock.
+const room = (rundownId: string) => `rundown:{${rundownId}}`;
 
 interface SocketData {
   principal: V0Principal;

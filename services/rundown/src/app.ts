@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { createClient, createDataSource, createLogger, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { createClient, createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { planFactsFromAuth } from './clients/auth.js';
 import { rundownConfig } from './config.js';
@@ -35,12 +34,13 @@ export async function main(argv: string[]): Promise<void> {
     await db.initialize();
     // Writes never wait on Redis for their events (they wait in the outbox until the relay reaches
     // it again); a layout change waits at most 1 s for its layout version (below).
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const redis = createRedis(config, { name: 'rundown', maxRetriesPerRequest: 2, enableOfflineQueue: true });
     const relay = await rundownOutbox.startRelay({
       db,
       databaseUrl: config.DATABASE_URL,
       redis,
       logger,
+      replication: replicationOf(config),
       pollMs: config.OUTBOX_POLL_MS,
       retention: { maxLength: config.EVENTS_MAX_LENGTH, maxAgeMs: config.EVENTS_MAX_AGE_MS },
     });

@@ -1,4 +1,4 @@
-import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
 
 export function rundownConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
@@ -12,7 +12,8 @@ export function rundownConfig(source: NodeJS.ProcessEnv = process.env) {
       GRPC_DEADLINE_MS: env.int(5_000, 100),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
       // Where the outbox relay appends the domain events (per-rundown streams).
-      REDIS_URL: env.url(['redis', 'rediss']),
+      /** Where Redis is, in one of three shapes (shared/src/redis.ts, docs/configuration.md#redis). */
+      ...redisSettings(),
       CURSOR_SECRET: env.secret(32),
       // The cells service: cascades of deletes, the cells of a rundown create, ?include=cells.
       CELLS_ADDR: env.address(),
@@ -26,6 +27,7 @@ export function rundownConfig(source: NodeJS.ProcessEnv = process.env) {
       OUTBOX_POLL_MS: env.int(1_000, 10),
     },
     source,
+    redisSettingsProblems,
   );
 }
 

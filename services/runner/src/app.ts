@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { runnerConfig } from './config.js';
 import { RunnerService } from './domain/runner.js';
 import type { JobSpec } from './domain/jobs.js';
@@ -23,7 +22,7 @@ export async function main(argv: string[]): Promise<void> {
     const config = runnerConfig();
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations, applicationName: 'runner', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    const redis = createRedis(config, { name: 'runner', maxRetriesPerRequest: 2, commandTimeout: 5_000 });
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
     // What the runner asks on its own behalf carries its own signed identity.
     const signer = config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' });
@@ -35,12 +34,12 @@ export async function main(argv: string[]): Promise<void> {
       (id) => readFactVersion(redis, 'order', id),
       config.ORDER_CACHE_MAX_AGE_MS,
     );
-    const timers = new BullTimers(config.REDIS_URL, logger, config.TIMER_LEAD_MS);
-    const sink = new RedisStatusSink(config.REDIS_URL, logger);
+    const timers = new BullTimers(config, logger, config.TIMER_LEAD_MS);
+    const sink = new RedisStatusSink(config, logger);
     const events = new OutboxEventLog();
     const shows = new ShowsRepository();
     const runner = new RunnerService(db, shows, orders, timers, events, sink);
-    const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger });
+    const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger, replication: replicationOf(config) });
     // Jobs a crash or a Redis restart may have lost between a commit and their placement come back
     // from the rows: at start-up (with the jobs a stopped replica held, once their lock expired) and
     // whenever the connection to Redis is back.
@@ -48,13 +47,21 @@ export async function main(argv: string[]): Promise<void> {
     const pending = await shows.pendingJobs(db);
     timers.releaseOrphans(pending.flatMap((show) => show.jobs));
     await place(pending);
-    timers.onReconnect(async () => void (await place(await shows.pendingJobs(db))));
+    const recentStatus = async () => {
+      const recent = await shows.recentViews(db, REPAIR_WITHIN_MS);
+      await Promise.all(recent.map((s) => sink.changed({ ...s.view, server_time: Math.round(s.at) }, s.team_id)));
+    };
+    // After a reconnect (a Redis restart, a failover that may have lost the last writes before it):
+    // the jobs and the status read models again, from the rows (both writes are idempotent).
+    timers.onReconnect(async () => {
+      await place(await shows.pendingJobs(db));
+      await recentStatus();
+    });
     // So do read-model writes: a kill between a commit and its status write left displays on the
     // revision before, for good once the show had ended (npm run chaos: a timed show served "running,
     // revision 3" while its row said "ended, revision 4"). The rows are the truth; a newer revision
     // already in Redis (another replica's) is kept.
-    const recent = await shows.recentViews(db, REPAIR_WITHIN_MS);
-    await Promise.all(recent.map((s) => sink.changed({ ...s.view, server_time: Math.round(s.at) }, s.team_id)));
+    await recentStatus();
     await timers.start((job) => runner.fire(job), config.TIMER_CONCURRENCY);
     // A blocking reader needs a connection of its own.
     const follower = new RundownEventFollower(redis.duplicate(), (id) => runner.refresh(id), logger);

@@ -1,4 +1,4 @@
-import { contextKeysSetting, env, loadConfig } from '@rundown/shared';
+import { contextKeysSetting, env, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
 
 export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
@@ -9,7 +9,8 @@ export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
       INTERNAL_CONTEXT_KEYS: contextKeysSetting(),
       DATABASE_URL: env.url(['postgres', 'postgresql']),
       // BullMQ's delayed jobs (the show's timing) and the status read model.
-      REDIS_URL: env.url(['redis', 'rediss']),
+      /** Where Redis is, in one of three shapes (shared/src/redis.ts, docs/configuration.md#redis). */
+      ...redisSettings(),
       RUNDOWN_ADDR: env.address(),
       LOG_LEVEL: env.logLevel(),
       DB_POOL_SIZE: env.int(10, 1),
@@ -29,6 +30,7 @@ export function runnerConfig(source: NodeJS.ProcessEnv = process.env) {
       ORDER_CACHE_MAX_AGE_MS: env.int(30_000, 0),
     },
     source,
+    redisSettingsProblems,
   );
 }
 

@@ -11,7 +11,15 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig<S extends z.ZodRawShape>(shape: S, env: NodeJS.ProcessEnv = process.env): z.infer<z.ZodObject<S>> {
+/**
+ * `check` reports problems of combinations (one field's own problems are its schema's), e.g.
+ * `redisSettingsProblems`; they are reported with the rest.
+ */
+export function loadConfig<S extends z.ZodRawShape>(
+  shape: S,
+  env: NodeJS.ProcessEnv = process.env,
+  check?: (config: z.infer<z.ZodObject<S>>) => string[],
+): z.infer<z.ZodObject<S>> {
   // Empty strings count as unset, as shells and charts often leave them.
   const input = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = z.object(shape).safeParse(input);
@@ -24,6 +32,8 @@ export function loadConfig<S extends z.ZodRawShape>(shape: S, env: NodeJS.Proces
       }),
     );
   }
+  const problems = check?.(result.data) ?? [];
+  if (problems.length) throw new ConfigError(problems);
   return result.data;
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { randomToken } from './ids.js';
 
 /**
@@ -12,18 +12,18 @@ import { randomToken } from './ids.js';
  * A keeper stores the facts under the token it read BEFORE asking for them and uses them only while
  * the token is unchanged, so no read that starts after a change's answer is served what it changed.
  *
- * A fresh random value, never a counter: Redis here keeps nothing on disk, and a counter that
+ * A fresh random value, never a counter: RedisClient here keeps nothing on disk, and a counter that
  * restarted could repeat a value a keeper still holds. A lost or expired key is simply a new token.
  */
 export type RundownFact = 'layout' | 'order';
 
-export const factVersionKey = (fact: RundownFact, rundownId: string): string => `${fact}:v1:${rundownId}`;
+export const factVersionKey = (fact: RundownFact, rundownId: string): string => `${fact}:v1:{${rundownId}}`;
 
 /** Keys of rundowns nobody reads or changes go away; a read recreates one (a new token: a miss). */
 const TTL_SECONDS = 24 * 3600;
 
 /** After a committed change of `facts`: new tokens, so every keeper holding an old one asks again (one round trip). */
-export async function bumpFactVersions(redis: Redis, rundownId: string, facts: readonly RundownFact[]): Promise<void> {
+export async function bumpFactVersions(redis: RedisClient, rundownId: string, facts: readonly RundownFact[]): Promise<void> {
   if (facts.length === 1) {
     await redis.set(factVersionKey(facts[0]!, rundownId), randomToken(), 'EX', TTL_SECONDS);
     return;
@@ -37,7 +37,7 @@ export async function bumpFactVersions(redis: Redis, rundownId: string, facts: r
  * The current token of a fact, in one round trip: a missing key gets a fresh one (`SET NX GET`), so
  * the answer is always a token that was in Redis at this instant and that any later change replaces.
  */
-export async function readFactVersion(redis: Redis, fact: RundownFact, rundownId: string): Promise<string> {
+export async function readFactVersion(redis: RedisClient, fact: RundownFact, rundownId: string): Promise<string> {
   const token = randomToken();
   const previous = await redis.set(factVersionKey(fact, rundownId), token, 'EX', TTL_SECONDS, 'NX', 'GET');
   return previous ?? token;

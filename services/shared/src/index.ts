@@ -1,4 +1,5 @@
 export * from './config.js';
+export * from './redis.js';
 export * from './logger.js';
 export * from './limits.js';
 export * from './fact-versions.js';

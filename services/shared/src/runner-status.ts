@@ -2,7 +2,7 @@
  * The runner's status read model in Redis (written by the runner after each commit, read by every
  * gateway): one definition of its key, channel and shape.
  */
-export const runnerStatusKey = (rundownId: string): string => `runner:status:${rundownId}`;
+export const runnerStatusKey = (rundownId: string): string => `runner:status:{${rundownId}}`;
 export const RUNNER_STATUS_CHANNEL = 'runner:status';
 
 /** The docs/api-decisions.md#runner status without its clock (`server_time` is the reader's), and whose rundown it is. */

@@ -24,11 +24,21 @@ export interface V1Claims {
   exp: number;
 }
 
+/**
+ * Every key of a team's token state carries the team's hash tag (`{t:<team id>}`): one Redis Cluster
+ * slot, so the edge's one script reads them all (docs/scale-out.md#redis-keys).
+ */
 export const redisKeys = {
-  revoked: (tokenId: string) => `auth:revoked:${tokenId}`,
-  epoch: (teamId: string) => `auth:epoch:${teamId}`,
-  v0Token: (teamId: string) => `auth:v0:${teamId}`,
-  /** Present once auth has published every revocation; absent (e.g. after a Redis flush) means fail closed. */
+  revoked: (teamId: string, tokenId: string) => `auth:revoked:{t:${teamId}}:${tokenId}`,
+  epoch: (teamId: string) => `auth:epoch:{t:${teamId}}`,
+  v0Token: (teamId: string) => `auth:v0:{t:${teamId}}`,
+  /**
+   * Present once auth has published the team's revocations, epoch, v0 token and limits; absent (a
+   * flush, a shard that lost its data, a failover that lost the write) means fail closed for the
+   * team until auth publishes it again.
+   */
+  teamReady: (teamId: string) => `auth:ready:{t:${teamId}}`,
+  /** Present once auth has published every team (its own slot): absent, auth publishes everything again. */
   revocationsReady: 'auth:revocations:ready',
-  team: (teamId: string) => `auth:team:${teamId}`,
+  team: (teamId: string) => `auth:team:{t:${teamId}}`,
 } as const;

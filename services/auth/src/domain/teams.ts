@@ -19,6 +19,9 @@ export function effectiveLimits(team: Pick<TeamRow, 'plan' | 'rate_limit_per_min
 }
 
 /** Teams, their plans and their tokens: the rules, no transport. */
+/** Teams whose published state the repair loop checks per call (every 2 s). */
+const SWEEP_PAGE = 500;
+
 export class TeamsService {
   constructor(
     private readonly teams: TeamsRepository,
@@ -44,8 +47,8 @@ export class TeamsService {
 
   async create(input: { name: string; plan: PlanName; rate_limit_per_minute: number | null; max_rundowns: number | null }): Promise<TeamView> {
     const team = await this.teams.insert({ id: newId('team'), ...input });
-    await this.publishTeam(team);
-    await this.revocations.setEpoch(team.id, team.token_epoch);
+    // Limits, epoch and the team's "published" marker at once (the edge fails closed without it).
+    await this.revocations.republish([], [{ id: team.id, token_epoch: team.token_epoch, v0_token_id: team.v0_token_id, limits: effectiveLimits(team) }], this.clock(), false);
     return this.view(team);
   }
 
@@ -114,7 +117,7 @@ export class TeamsService {
     const now = this.clock();
     const token = await this.tokens.revoke(tokenId, now);
     if (!token) throw new AppError('not_found', { detail: `No token ${tokenId}.` });
-    await this.revocations.revoke(token.id, token.expires_at, now);
+    await this.revocations.revoke(token.team_id, token.id, token.expires_at, now);
     return token;
   }
 
@@ -133,17 +136,36 @@ export class TeamsService {
   }
 
   /** Rebuilds the edge's view in Redis when it is missing (first start, or Redis lost its data). */
+  /**
+   * Everything when the global marker is gone (a flush); otherwise the teams of the next page (of
+   * SWEEP_PAGE, in turn) whose own marker is gone (a shard that restarted empty, a failover that lost
+   * the write): every team is looked at within (teams / SWEEP_PAGE) calls.
+   */
   async republishIfMissing(): Promise<boolean> {
-    if (await this.revocations.isReady()) return false;
     const now = this.clock();
-    const [revoked, teams] = await Promise.all([this.tokens.liveRevocations(now), this.teams.all()]);
+    const full = !(await this.revocations.isReady());
+    const all = await this.teams.all();
+    let teams = all;
+    if (!full) {
+      if (this.sweepFrom >= all.length) this.sweepFrom = 0;
+      const page = all.slice(this.sweepFrom, this.sweepFrom + SWEEP_PAGE);
+      this.sweepFrom += SWEEP_PAGE;
+      const missing = new Set(await this.revocations.missing(page.map((t) => t.id)));
+      teams = page.filter((t) => missing.has(t.id));
+      if (!teams.length) return false;
+    }
+    const wanted = new Set(teams.map((t) => t.id));
+    const revoked = (await this.tokens.liveRevocations(now)).filter((r) => wanted.has(r.team_id));
     await this.revocations.republish(
       revoked,
       teams.map((t) => ({ id: t.id, token_epoch: t.token_epoch, v0_token_id: t.v0_token_id, limits: effectiveLimits(t) })),
       now,
+      full,
     );
     return true;
   }
+
+  private sweepFrom = 0;
 
   private async require(teamId: string): Promise<TeamRow> {
     const team = await this.teams.find(teamId);

@@ -1,18 +1,22 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rundown/shared';
 import { redisKeys } from '@rundown/shared';
+
+type Limits = { plan: string; rate_limit_per_minute: number; max_rundowns: number };
 
 /**
  * Mirrors what the edge must check on every request into Redis: revoked token ids (kept until
  * the token would have expired anyway), each team's token epoch and current v0 token, and the
- * team's limits for the rate limiter. Postgres stays the source of truth; `republish` rebuilds
- * it all after Redis lost its data.
+ * team's limits for the rate limiter, each team's under its hash tag with its own "published"
+ * marker (`redisKeys.teamReady`). Postgres stays the source of truth; `republish` rebuilds it after
+ * Redis lost data: all of it (no global marker), or a team's (its marker gone: a shard restarted
+ * empty, or a failover lost the write that set it).
  */
 export class RevocationStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
-  async revoke(tokenId: string, expiresAt: number, now: number): Promise<void> {
+  async revoke(teamId: string, tokenId: string, expiresAt: number, now: number): Promise<void> {
     const ttl = Math.max(1, expiresAt - now);
-    await this.redis.set(redisKeys.revoked(tokenId), '1', 'PX', ttl);
+    await this.redis.set(redisKeys.revoked(teamId, tokenId), '1', 'PX', ttl);
   }
 
   async setEpoch(teamId: string, epoch: number): Promise<void> {
@@ -23,7 +27,7 @@ export class RevocationStore {
     await this.redis.set(redisKeys.v0Token(teamId), tokenId);
   }
 
-  async setTeamLimits(teamId: string, limits: { plan: string; rate_limit_per_minute: number; max_rundowns: number }): Promise<void> {
+  async setTeamLimits(teamId: string, limits: Limits): Promise<void> {
     await this.redis.hset(redisKeys.team(teamId), limits);
   }
 
@@ -31,19 +35,35 @@ export class RevocationStore {
     return (await this.redis.exists(redisKeys.revocationsReady)) === 1;
   }
 
+  /** Of these teams, those whose published state is missing (one EXISTS each, pipelined per slot by the client). */
+  async missing(teamIds: string[]): Promise<string[]> {
+    const present = await Promise.all(teamIds.map((id) => this.redis.exists(redisKeys.teamReady(id))));
+    return teamIds.filter((_, i) => present[i] === 0);
+  }
+
+  /**
+   * Publishes the teams' state: per team one MULTI in its slot (revocations, epoch, v0 token, limits,
+   * then its marker); `all` also sets the global marker, last.
+   */
   async republish(
-    revocations: { id: string; expires_at: number }[],
-    teams: { id: string; token_epoch: number; v0_token_id: string | null; limits: Parameters<RevocationStore['setTeamLimits']>[1] }[],
+    revocations: { id: string; team_id: string; expires_at: number }[],
+    teams: { id: string; token_epoch: number; v0_token_id: string | null; limits: Limits }[],
     now: number,
+    all = true,
   ): Promise<void> {
-    const pipeline = this.redis.multi();
-    for (const r of revocations) pipeline.set(redisKeys.revoked(r.id), '1', 'PX', Math.max(1, r.expires_at - now));
-    for (const t of teams) {
-      pipeline.set(redisKeys.epoch(t.id), String(t.token_epoch));
-      if (t.v0_token_id) pipeline.set(redisKeys.v0Token(t.id), t.v0_token_id);
-      pipeline.hset(redisKeys.team(t.id), t.limits);
-    }
-    pipeline.set(redisKeys.revocationsReady, String(now));
-    await pipeline.exec();
+    const byTeam = new Map<string, { id: string; expires_at: number }[]>();
+    for (const r of revocations) byTeam.set(r.team_id, [...(byTeam.get(r.team_id) ?? []), r]);
+    await Promise.all(
+      teams.map((t) => {
+        const multi = this.redis.multi();
+        for (const r of byTeam.get(t.id) ?? []) multi.set(redisKeys.revoked(t.id, r.id), '1', 'PX', Math.max(1, r.expires_at - now));
+        multi.set(redisKeys.epoch(t.id), String(t.token_epoch));
+        if (t.v0_token_id) multi.set(redisKeys.v0Token(t.id), t.v0_token_id);
+        multi.hset(redisKeys.team(t.id), t.limits);
+        multi.set(redisKeys.teamReady(t.id), String(now));
+        return multi.exec();
+      }),
+    );
+    if (all) await this.redis.set(redisKeys.revocationsReady, String(now));
   }
 }

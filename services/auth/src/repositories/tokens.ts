@@ -57,10 +57,10 @@ export class TokensRepository {
   }
 
   /** Revoked tokens that have not expired yet: what the edge must keep refusing. */
-  async liveRevocations(now: number): Promise<Pick<TokenRow, 'id' | 'expires_at'>[]> {
+  async liveRevocations(now: number): Promise<Pick<TokenRow, 'id' | 'team_id' | 'expires_at'>[]> {
     return (await this.db.query(
-      `SELECT id, expires_at::float8 AS expires_at FROM auth.tokens WHERE revoked_at IS NOT NULL AND expires_at > $1`,
+      `SELECT id, team_id, expires_at::float8 AS expires_at FROM auth.tokens WHERE revoked_at IS NOT NULL AND expires_at > $1`,
       [now],
-    )) as Pick<TokenRow, 'id' | 'expires_at'>[];
+    )) as Pick<TokenRow, 'id' | 'team_id' | 'expires_at'>[];
   }
 }

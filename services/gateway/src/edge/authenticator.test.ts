@@ -1,7 +1,6 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AppError, createLogger, TOKEN_ISSUER } from '@rundown/shared';
+import { AppError, createLogger, TOKEN_ISSUER, type RedisClient } from '@rundown/shared';
 import { Authenticator } from './authenticator.js';
 import type { Clients } from './clients.js';
 
@@ -30,7 +29,7 @@ function fakeRedis(state: { revoked?: boolean; epoch?: number; ready?: boolean; 
       if (state.revoked || (state.epoch !== undefined && state.epoch > tokenEpoch)) return [1];
       return [3, 'free', '20', '10'];
     },
-  } as unknown as Redis;
+  } as unknown as RedisClient;
 }
 
 function sut(jwks: () => { keys: JWK[] }, redis = fakeRedis()) {

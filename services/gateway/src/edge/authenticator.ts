@@ -1,5 +1,4 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
-import type { Redis } from 'ioredis';
 import {
   AppError,
   isRoleName,
@@ -13,9 +12,10 @@ import {
   type Logger,
   type PlanName,
   type RoleName,
+  type RedisClient,
 } from '@rundown/shared';
 import type { Clients } from './clients.js';
-import { decisionOf, RATE_WINDOW_SECONDS, windowLua, type Decision, type RateLimiter } from './rate-limiter.js';
+import { decisionOf, RATE_WINDOW_SECONDS, teamBucket, windowLua, type Decision, type RateLimiter } from './rate-limiter.js';
 
 export interface TeamLimits {
   plan: PlanName;
@@ -46,7 +46,7 @@ export interface Principal {
  * limits and, when given a window key, the team's rate-limit count (the limiter's own algorithm,
  * `windowLua`, on the same key). Answers {0} unavailable, {1} revoked, {2} limits not published,
  * or {3, plan, rate_limit_per_minute, max_rundowns[, consumed, pttl]}.
- * KEYS: revoked:<jti>, epoch:<team>, revocations-ready, team:<team>[, window]; ARGV: token epoch, window s.
+ * KEYS (one slot: the team's tag): revoked, epoch, the team's published marker, limits[, window]; ARGV: token epoch, window s.
  */
 const EDGE_CHECK_LUA = `
 if redis.call('exists', KEYS[3]) == 0 then return {0} end
@@ -90,7 +90,7 @@ export class Authenticator {
 
   constructor(
     private readonly clients: Clients,
-    redis: Redis,
+    redis: RedisClient,
     private readonly environment: string,
     private readonly logger: Logger,
     /** When given, the team's budget is counted in the revocation check's round trip. */
@@ -176,8 +176,9 @@ export class Authenticator {
     }
     if (rid !== undefined && (typeof rid !== 'string' || role === 'OWNER')) throw new AppError('auth.invalid_token');
 
-    const keys = [redisKeys.revoked(jti), redisKeys.epoch(tid), redisKeys.revocationsReady, redisKeys.team(tid)];
-    if (this.rateLimiter && count) keys.push(this.rateLimiter.redisKey(`team:${tid}`));
+    // One slot: every key carries the team's hash tag (the rate window's too: teamBucket).
+    const keys = [redisKeys.revoked(tid, jti), redisKeys.epoch(tid), redisKeys.teamReady(tid), redisKeys.team(tid)];
+    if (this.rateLimiter && count) keys.push(this.rateLimiter.redisKey(teamBucket(tid)));
     let reply: EdgeCheckReply;
     try {
       reply = await timedWithoutSpan('rundown.edge_check_ms', () => this.check.edgeCheck(keys.length, ...keys, String(sep), String(RATE_WINDOW_SECONDS)));

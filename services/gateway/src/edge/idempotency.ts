@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { randomToken } from '@rundown/shared';
+import { randomToken, type RedisClient } from '@rundown/shared';
 
 /**
  * The id a create takes when its request carries an Idempotency-Key (routes get it as
@@ -59,7 +58,7 @@ if not ok or type(record) ~= 'table' or record.owner ~= ARGV[1] then return 0 en
 if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 return 1`;
 
-type IdempotencyRedis = Redis & {
+type IdempotencyRedis = RedisClient & {
   idemClaim(key: string, record: string, ttl: number): Promise<string | null>;
   idemSettle(key: string, owner: string, record: string, ttl: number): Promise<number>;
 };
@@ -124,7 +123,7 @@ export class IdempotencyStore {
   private readonly redis: IdempotencyRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix = 'idem:v1',
   ) {
     if (typeof (redis as unknown as Partial<IdempotencyRedis>).idemClaim !== 'function') {

@@ -1,12 +1,14 @@
-import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Logger, PlanName } from '@rundown/shared';
+import type { Logger, PlanName, RedisClient } from '@rundown/shared';
 
 export const RATE_WINDOW_SECONDS = 60;
 
+/** A team's bucket: its hash tag, so its window key is in the team's slot (the edge check's one script). */
+export const teamBucket = (teamId: string): string => `team:{t:${teamId}}`;
+
 /** Which budget a request is counted against. */
 export interface Bucket {
-  /** `team:<id>` for a verified token, `ip:<address>` otherwise. */
+  /** `teamBucket(id)` for a verified token, `ip:<address>` otherwise. */
   key: string;
   /** Requests per window. */
   limit: number;
@@ -40,7 +42,7 @@ export class RateLimiter {
   private degradedSince = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly logger: Logger,
     private readonly prefix = 'rl:v1',
   ) {}

@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { decodeStreamEntry, eventKeys, latestEventId, type Logger } from '@rundown/shared';
+import { createRedis, decodeStreamEntry, eventKeys, isCluster, latestEventId, readEventIndex, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared';
 import { LiveEvent, parseStreamId, afterPosition } from './frames.js';
 
 /** What the hub delivers to: one SSE connection. */
@@ -19,7 +18,7 @@ interface Topic {
 }
 
 export interface HubOptions {
-  redisUrl: string;
+  redisSettings: RedisSettings;
   logger: Logger;
   /** Longest single XREAD BLOCK (ms); a new rundown interrupts it sooner (CLIENT UNBLOCK). */
   blockMs?: number;
@@ -38,12 +37,18 @@ type RawEntries = [Buffer, Buffer[]][];
  * rundown, in stream order. A subscriber joins at the topic's last read id (or, for a rundown new
  * to this process, the stream's tail), so it misses nothing after its position and sees nothing
  * twice.
+ *
+ * On a Redis Cluster one XREAD cannot name streams of several slots (CROSSSLOT), so the loop follows
+ * the event index instead (one stream, one slot: "rundown R has news up to here", written after
+ * the events) and reads each followed rundown's new entries (XRANGE after its last id) when the
+ * index names it, and once when its topic becomes ready (what came between its tail and the index
+ * read). One hop more per event; a repeated index entry reads nothing new.
  */
 export class EventHub {
   private readonly topics = new Map<string, Topic>();
   private readonly byKey = new Map<string, Topic>();
-  private readonly reader: Redis;
-  private readonly control: Redis;
+  private readonly reader: RedisClient;
+  private readonly control: RedisClient;
   private readerId: number | undefined;
   private stopped = false;
   private reading = false;
@@ -52,13 +57,16 @@ export class EventHub {
   private loop: Promise<void> | undefined;
   private readonly blockMs: number;
   private readonly count: number;
+  /** Follows the index (cluster) rather than one XREAD over every stream. */
+  private readonly indexed: boolean;
 
   constructor(private readonly options: HubOptions) {
     this.blockMs = options.blockMs ?? 5_000;
     this.count = options.count ?? 256;
     // Blocking reads need a connection of their own, with no command timeout.
-    this.reader = new Redis(options.redisUrl, { maxRetriesPerRequest: null, connectionName: 'gateway-sse-reader', lazyConnect: true });
-    this.control = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 2_000, connectionName: 'gateway-sse-control', lazyConnect: true });
+    this.reader = createRedis(options.redisSettings, { maxRetriesPerRequest: null, name: 'gateway-sse-reader', lazyConnect: true });
+    this.control = createRedis(options.redisSettings, { maxRetriesPerRequest: 1, commandTimeout: 2_000, name: 'gateway-sse-control', lazyConnect: true });
+    this.indexed = isCluster(this.reader);
     for (const r of [this.reader, this.control]) r.on('error', (err: Error) => options.logger.warn({ err: err.message }, 'redis connection error (sse)'));
     this.reader.on('ready', () => {
       this.readerId = undefined;
@@ -96,6 +104,7 @@ export class EventHub {
           created.lastId = lastId;
           for (const s of created.subscribers) s.position = lastId;
           if (created.subscribers.size === 0) this.unsubscribe(rundownId, undefined);
+          else if (this.indexed) void this.catchUp(created);
           else this.changed();
         },
         (error: unknown) => {
@@ -160,7 +169,44 @@ export class EventHub {
     });
   }
 
+  /** Reads a topic's entries after its last id and delivers them (indexed mode). */
+  private async catchUp(topic: Topic): Promise<void> {
+    try {
+      for (;;) {
+        if (topic.lastId === undefined || this.topics.get(topic.rundownId) !== topic) return;
+        const entries = (await this.control.xrangeBuffer(topic.key, `(${topic.lastId}`, '+', 'COUNT', this.count)) as unknown as RawEntries;
+        this.dispatch(topic.key, entries);
+        if (entries.length < this.count) return;
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: (error as Error).message, rundown_id: topic.rundownId }, 'sse stream read failed; the next index entry reads again');
+    }
+  }
+
+  private async runIndexed(): Promise<void> {
+    let failures = 0;
+    let after = '$';
+    while (!this.stopped) {
+      try {
+        const entries = await readEventIndex(this.reader, after, { count: 1_000, blockMs: this.blockMs });
+        failures = 0;
+        if (!entries.length) continue;
+        after = entries.at(-1)!.id;
+        const named = new Set(entries.map((e) => e.rundown_id));
+        await Promise.all([...named].map((id) => this.topics.get(id)).map((topic) => topic && this.catchUp(topic)));
+      } catch (error) {
+        if (this.stopped) break;
+        failures++;
+        if (failures === 1 || failures % 20 === 0) this.options.logger.warn({ err: (error as Error).message }, 'sse index read failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(1_000, 50 * failures)));
+        // What came meanwhile: every followed rundown reads after its own last id.
+        await Promise.all([...this.topics.values()].map((topic) => this.catchUp(topic)));
+      }
+    }
+  }
+
   private async run(): Promise<void> {
+    if (this.indexed) return this.runIndexed();
     let failures = 0;
     while (!this.stopped) {
       const live = [...this.byKey.values()].filter((t) => t.lastId !== undefined);

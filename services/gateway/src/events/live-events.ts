@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Redis } from 'ioredis';
-import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger } from '@rundown/shared';
+import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared';
 import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
 import { currentStatus, type StatusJson } from '../http/v1/runner.js';
@@ -13,9 +12,9 @@ import { TimingFeed } from './timing-feed.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
 
 export interface LiveEventsOptions {
-  redisUrl: string;
+  redisSettings: RedisSettings;
   /** The gateway's command connection (replay reads). */
-  redis: Redis;
+  redis: RedisClient;
   authenticator: Authenticator;
   clients: Pick<Clients, 'rundown' | 'runner'>;
   /** The runner's status read model (Redis); the runner itself when it has no entry. */
@@ -66,7 +65,7 @@ export class LiveEvents {
 
   constructor(private readonly options: LiveEventsOptions) {
     this.timing = new TimingFeed(options.clients.runner, options.logger, options.timingIntervalMs);
-    this.hub = new EventHub({ redisUrl: options.redisUrl, logger: options.logger, onEvent: (rundownId, event) => this.timing.heard(rundownId, event.name) });
+    this.hub = new EventHub({ redisSettings: options.redisSettings, logger: options.logger, onEvent: (rundownId, event) => this.timing.heard(rundownId, event.name) });
   }
 
   start(): void {

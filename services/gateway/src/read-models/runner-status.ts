@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { AppError, RUNNER_STATUS_CHANNEL, runnerStatusKey, type Logger, type StoredRunnerStatus } from '@rundown/shared';
+import { AppError, RUNNER_STATUS_CHANNEL, runnerStatusKey, type Logger, type StoredRunnerStatus, type RedisClient } from '@rundown/shared';
 import type { Principal } from '../edge/authenticator.js';
 
 /** Rundowns whose status one gateway keeps in memory (the busiest; the rest are read from Redis). */
@@ -23,9 +22,9 @@ export class RunnerStatusReader {
   private live = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly logger: Logger,
-    private readonly subscriber?: Redis,
+    private readonly subscriber?: RedisClient,
   ) {
     if (!subscriber) return;
     subscriber.on('message', (_channel: string, message: string) => this.heard(message));

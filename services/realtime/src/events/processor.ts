@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { decodeEvent, encodedEventKind, eventKeys, streamEntryEvent, type Logger } from '@rundown/shared';
+import { decodeEvent, encodedEventKind, eventKeys, streamEntryEvent, type Logger, type RedisClient } from '@rundown/shared';
 import { applyEvent, V0_KINDS, type V0Emit, type V0View } from '../domain/v0-records.js';
 import type { StreamEntries, ViewStore } from '../repositories/views.js';
 
@@ -36,7 +35,7 @@ export class EventProcessor {
 
   constructor(
     /** A connection of its own: XREADGROUP blocks. */
-    private readonly reader: Redis,
+    private readonly reader: RedisClient,
     private readonly views: ViewStore,
     private readonly broadcaster: Broadcaster,
     private readonly consumer: string,

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type PromiseClient } from '@rundown/shared';
+import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type PromiseClient, type RedisClient } from '@rundown/shared';
 import type { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { Phase, type RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
@@ -42,9 +41,9 @@ type Scripted = {
 };
 
 /**
- * The v0 view of each rundown in Redis (`v0:view:<id>`: what a connecting client is sent, and the
+ * The v0 view of each rundown in Redis (`v0:view:{<id>}`: what a connecting client is sent, and the
  * stream position it reflects), shared by every realtime replica, and the per-rundown lock
- * (`v0:lock:<id>`) under which a view is built, advanced by events (and their emits published),
+ * (`v0:lock:{<id>}`) under which a view is built, advanced by events (and their emits published),
  * or read for a connecting client. The lock is what makes "emit, then advance the position" atomic
  * for everyone else: a client joins while nobody is between the two.
  *
@@ -53,7 +52,7 @@ type Scripted = {
  */
 export class ViewStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly clients: ContentClients,
   ) {
     if (!('v0ReleaseLock' in redis)) {
@@ -64,11 +63,11 @@ export class ViewStore {
   }
 
   /** The shared connection (the adapter publishes on it too), for the stream reads done under the lock. */
-  get redisClient(): Redis {
+  get redisClient(): RedisClient {
     return this.redis;
   }
 
-  private key = (rundownId: string) => `v0:view:${rundownId}`;
+  private key = (rundownId: string) => `v0:view:{${rundownId}}`;
 
   /**
    * Runs `send` (synchronous) with the shared connection's socket corked, so every command it issues
@@ -78,7 +77,8 @@ export class ViewStore {
    * change (write-coalescing.ts merges only what one tick emits). Order is unchanged.
    */
   together<T>(send: () => T): T {
-    const socket = this.redis.status === 'ready' ? this.redis.stream : undefined;
+    // One server's socket (a cluster client has one per node: its writes are not corked).
+    const socket = this.redis.status === 'ready' && 'stream' in this.redis ? this.redis.stream : undefined;
     socket?.cork();
     try {
       return send();
@@ -111,7 +111,7 @@ export class ViewStore {
    * in one script. `work` answering undefined stores nothing.
    */
   async advanceLocked(rundownId: string, pageSize: number, work: (view: V0View, firstPage: StreamEntries) => Promise<V0View | undefined>): Promise<void> {
-    const lock = `v0:lock:${rundownId}`;
+    const lock = `v0:lock:{${rundownId}}`;
     const token = randomToken();
     const got = await this.untilFree(rundownId, async () => {
       const reply = await this.scripts.v0AcquireAndReadBuffer(lock, this.key(rundownId), eventKeys.rundown(rundownId), token, LOCK_MS, pageSize);
@@ -131,7 +131,7 @@ export class ViewStore {
 
   /** Runs `work` holding the rundown's lock (waiting for it, up to the lock's lifetime and a bit). */
   async locked<T>(rundownId: string, work: () => Promise<T>): Promise<T> {
-    const key = `v0:lock:${rundownId}`;
+    const key = `v0:lock:{${rundownId}}`;
     const token = randomToken();
     await this.untilFree(rundownId, async () => ((await this.redis.set(key, token, 'PX', LOCK_MS, 'NX')) === 'OK' ? true : BUSY));
     try {

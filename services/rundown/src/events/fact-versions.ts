@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { bumpFactVersions, counter, type Logger, type RundownFact } from '@rundown/shared';
+import { bumpFactVersions, counter, type Logger, type RundownFact, type RedisClient } from '@rundown/shared';
 import type { FactVersions } from '../domain/fact-versions.js';
 
 /** The fact versions in Redis (the shared `bumpFactVersions`), waited for at most `timeoutMs`. */
@@ -9,7 +8,7 @@ export class RedisFactVersions implements FactVersions {
   });
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
   ) {}

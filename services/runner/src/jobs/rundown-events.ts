@@ -1,5 +1,4 @@
-import { encodedEventKind, eventKeys, Kind, readEventIndex, streamEntryEvent } from '@rundown/shared';
-import type { Redis } from 'ioredis';
+import { encodedEventKind, eventKeys, Kind, readEventIndex, streamEntryEvent, type RedisClient } from '@rundown/shared';
 import type { Logger } from 'pino';
 
 /** Events that change what a show follows: its cues and its rundown's record. */
@@ -28,7 +27,7 @@ export class RundownEventFollower {
   private loop: Promise<void> | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly refresh: (rundownId: string) => Promise<unknown>,
     private readonly logger: Logger,
   ) {}
@@ -53,15 +52,13 @@ export class RundownEventFollower {
         if (!entries.length) continue;
         after = entries.at(-1)!.id;
         // The index names the kinds of each run of events; only entries from before it did (one event
-        // each) are fetched to learn it, in one pipeline (one round trip, not one per entry).
+        // each) are fetched to learn it, all at once (each in its rundown's slot).
         const changed = new Set(entries.filter((e) => e.kinds?.some(showChanging)).map((e) => e.rundown_id));
         const unnamed = entries.filter((e) => e.kinds === undefined);
         if (unnamed.length) {
-          const reads = this.redis.pipeline();
-          for (const entry of unnamed) reads.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id);
-          for (const [i, [error, found]] of ((await reads.exec()) ?? []).entries()) {
-            if (error) throw error;
-            const [raw] = found as [Buffer, Buffer[]][];
+          const reads = await Promise.all(unnamed.map((entry) => this.redis.xrangeBuffer(eventKeys.rundown(entry.rundown_id), entry.event_id, entry.event_id)));
+          for (const [i, found] of reads.entries()) {
+            const [raw] = found as unknown as [Buffer, Buffer[]][];
             if (raw && showChanging(encodedEventKind(streamEntryEvent(raw)))) changed.add(unnamed[i]!.rundown_id);
           }
         }

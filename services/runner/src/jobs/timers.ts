@@ -1,12 +1,16 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { histogram, observeGauge } from '@rundown/shared';
+import { createRedis, histogram, isCluster, observeGauge, type RedisClient, type RedisSettings } from '@rundown/shared';
 import type { JobSpec } from '../domain/jobs.js';
 import type { Timers } from '../domain/runner.js';
 
 export const QUEUE_NAME = 'runner-timers';
+/**
+ * BullMQ's key prefix: a hash tag, so that every key of the queue (BullMQ's scripts touch several
+ * at once) is in one Redis Cluster slot (https://docs.bullmq.io/bull/patterns/redis-cluster).
+ */
+export const TIMERS_PREFIX = '{timers}';
 
 /**
  * A job as stored: its spec plus the trace context of the action that placed it (W3C
@@ -63,18 +67,19 @@ export const retryDelayMs = (attemptsMade: number): number => Math.min(2_000, 50
  */
 export class BullTimers implements Timers {
   private readonly queue: Queue;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private worker: Worker | undefined;
   private readonly alarms = new Map<string, NodeJS.Timeout>();
   /** Jobs this replica is running: the transition a job commits replaces it, but an active job cannot be removed. */
   private readonly firing = new Set<string>();
   private markerKey: string;
+  private readonly prefix: string;
 
   constructor(
-    redisUrl: string,
+    redis: RedisSettings,
     private readonly logger: Logger,
     private readonly leadMs = 30,
-    private readonly prefix = 'bull',
+    prefix = TIMERS_PREFIX,
     /** How long a firing may take before it fails and is retried (FIRE_TIMEOUT_MS). */
     private readonly fireTimeoutMs = FIRE_TIMEOUT_MS,
     /** How long a worker's hold on a job lasts unless renewed (LOCK_MS). */
@@ -82,10 +87,12 @@ export class BullTimers implements Timers {
   ) {
     // BullMQ needs retries without limit on its connections (it blocks on one of them).
     // Named, so that CLIENT LIST shows whose connections these are.
-    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: `${prefix}-timers` });
+    // A prefix of one's own (tests) becomes a hash tag too.
+    this.prefix = prefix.includes('{') ? prefix : `{${prefix}}`;
+    this.redis = createRedis(redis, { maxRetriesPerRequest: null, name: 'runner-timers' });
     this.redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error (timers)'));
-    this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix });
-    this.markerKey = `${prefix}:${QUEUE_NAME}:marker`;
+    this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix: this.prefix });
+    this.markerKey = `${this.prefix}:${QUEUE_NAME}:marker`;
   }
 
   /** Queued and late jobs (every replica's: the queue is shared), read when metrics are collected. */
@@ -168,14 +175,28 @@ export class BullTimers implements Timers {
    */
   onReconnect(restore: () => Promise<void>): void {
     let lost = false;
+    const run = () => restore().catch((err: Error) => this.logger.warn({ err: err.message }, 'placing the shows\' jobs again after a reconnect failed'));
     this.redis.on('close', () => {
       lost = true;
     });
     this.redis.on('ready', () => {
       if (!lost) return;
       lost = false;
-      restore().catch((err: Error) => this.logger.warn({ err: err.message }, 'placing the shows\' jobs again after a reconnect failed'));
+      void run();
     });
+    // A cluster client stays ready through one primary's failover: a node it newly connects to (the
+    // promoted replica) says that a primary changed, and what the old one had not replicated may be gone.
+    if (isCluster(this.redis)) {
+      let pending: NodeJS.Timeout | undefined;
+      this.redis.on('+node', () => {
+        if (this.redis.status !== 'ready' || pending) return;
+        pending = setTimeout(() => {
+          pending = undefined;
+          void run();
+        }, 500);
+        pending.unref();
+      });
+    }
   }
 
   /**

@@ -1,6 +1,5 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RUNNER_STATUS_CHANNEL as STATUS_CHANNEL, runnerStatusKey as statusKey, type StoredRunnerStatus } from '@rundown/shared';
+import { createRedis, RUNNER_STATUS_CHANNEL as STATUS_CHANNEL, runnerStatusKey as statusKey, type RedisClient, type RedisSettings, type StoredRunnerStatus } from '@rundown/shared';
 import type { StatusSink } from '../domain/runner.js';
 import type { Status } from '../domain/show.js';
 
@@ -21,10 +20,10 @@ return 1`;
  * A lost write is repaired by the next change or by a cold read through the runner.
  */
 export class RedisStatusSink implements StatusSink {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
 
-  constructor(redisUrl: string, private readonly logger: Logger) {
-    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+  constructor(settings: RedisSettings, private readonly logger: Logger) {
+    this.redis = createRedis(settings, { name: 'runner-status', maxRetriesPerRequest: 2, enableAutoPipelining: true, commandTimeout: 2_000 });
     this.redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error (status)'));
     this.redis.defineCommand('writeStatusIfNewer', { numberOfKeys: 1, lua: WRITE_IF_NEWER });
   }

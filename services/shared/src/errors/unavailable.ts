@@ -16,6 +16,13 @@ const MESSAGES = [
   /^Connection is closed\.?$/, // ioredis
   /max retries per request limit/, // ioredis MaxRetriesPerRequestError
   /Stream isn't writeable and enableOfflineQueue options is false/, // ioredis
+  /^Command timed out/, // ioredis commandTimeout
+  /^(READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /, // Redis mid-failover: a demoted primary, a replica loading, a cluster without a slot's primary
+  /Too many Cluster redirections/, // ioredis Cluster
+  /Failed to refresh slots cache/, // ioredis Cluster
+  /All sentinels are unreachable/, // ioredis Sentinel
+  /None of startup nodes is available/, // ioredis Cluster
+  /Cluster isn't ready and enableOfflineQueue options is false/, // ioredis Cluster
 ];
 
 export function isUnavailableError(error: unknown, depth = 0): boolean {

@@ -1,30 +1,5 @@
-/**
- * Appends a batch of relayed events (in seq order) to their rundowns' streams, atomically, each
- * unless its source already relayed that seq (or a later one) for the rundown: a repeated append is
- * a no-op, so re-relaying after a crash can never duplicate an event. Then, per rundown appended to:
- * its relayed mark once, one index entry for its run of events (the run's last entry id and the
- * kinds it holds: a follower learns "this rundown has news of these kinds up to here" once, not
- * once per event of a 500-cell bulk), one trim and one expiry refresh; and the index is trimmed once.
- *
- * KEYS: 1 index stream, then per rundown of the batch (its slot, from 1): rundown stream, relayed hash
- * ARGV: 1 source, 2 max length, 3 max age ms, 4 index max length, 5 idle ttl ms (0: none),
- *       6 a group of numbers per event, in order: "<slot> <seq> <kind> <length>;" (kind: the Kind enum's number),
- *       7 the encoded events one after another (each <length> bytes), then per slot: rundown id
- * Returns, per event, the new entry id or false when it was a repeat.
- *
- * One call per batch rather than one per event: per event, the call's own cost (arguments,
- * script lookup, reply) was a share of a bulk write's relay comparable to the appends themselves.
- * The events as one argument and their numbers as one group each, rather than four arguments and
- * two keys per event: the client's cost of sizing and copying thousands of arguments went too.
- *
- * The relayed hash also holds `~trimmed`: the newest entry id trimming removed (see isContinuous).
- *
- * Trimming keeps every entry that is among the newest `max length` OR younger than `max age`: it
- * removes, oldest first, only entries that are both beyond the count and older than the age (at
- * most 1,000 per stream and call, so the cost is bounded and amortized O(1): every entry scanned is
- * removed, and a call appends at most as many as the relay's batch).
- */
-export const appendBatchScript = `
+/** Trims a stream (see below); with a mark key, records the newest id it removed (`~trimmed`). */
+const TRIM = `
 local function trim(key, maxLen, cutoffMs, markKey)
   local excess = redis.call('XLEN', key) - maxLen
   if excess <= 0 then return end
@@ -36,55 +11,107 @@ local function trim(key, maxLen, cutoffMs, markKey)
   -- XTRIM does not move the stream's max-deleted-entry-id (Redis 7.0): keep the mark ourselves.
   if markKey then redis.call('HSET', markKey, '~trimmed', old[#old][1]) end
 end
+`;
 
+/**
+ * Appends a run of relayed events of ONE rundown (in seq order) to its stream, atomically, each
+ * unless its source already relayed that seq (or a later one) for the rundown: a repeated append is
+ * a no-op, so re-relaying after a crash can never duplicate an event. Every key is the rundown's
+ * (one hash tag: one Redis Cluster slot). Then: the relayed mark once, one trim, one expiry refresh.
+ *
+ * The index entry of the run (`events:index`, another slot) is not written here: the script records
+ * it as the source's pending index entry (`~ix:<source>` in the relayed hash: "<last id> <kinds>")
+ * and returns it; the relay appends it to the index next (indexScript), then commits. A relay that
+ * dies in between leaves its outbox rows, so the next relay's re-append (all repeats) returns the
+ * pending entry again and it is indexed then: no event goes unindexed, and an index entry may at
+ * worst be written twice (followers read streams from their own position: a repeat is a no-op).
+ * A run that mixes repeats and new events carries the pending entry's kinds too.
+ *
+ * KEYS: 1 rundown stream, 2 relayed hash
+ * ARGV: 1 source, 2 max length, 3 max age ms, 4 idle ttl ms (0: none),
+ *       5 a group of numbers per event, in order: "<seq> <kind> <length>;" (kind: the Kind enum's number),
+ *       6 the encoded events one after another (each <length> bytes)
+ * Returns { ids, pending }: per event the new entry id or false when it was a repeat; then the
+ * pending index entry "<id> <kinds>" or false (nothing appended now or before).
+ *
+ * One call per run rather than one per event: per event, the call's own cost (arguments, script
+ * lookup, reply) was a share of a bulk write's relay comparable to the appends themselves. The
+ * events as one argument and their numbers as one group each: the client's cost of sizing and
+ * copying thousands of arguments went too.
+ *
+ * The relayed hash also holds `~trimmed`: the newest entry id trimming removed (see isContinuous).
+ *
+ * Trimming keeps every entry that is among the newest `max length` OR younger than `max age`: it
+ * removes, oldest first, only entries that are both beyond the count and older than the age (at
+ * most 1,000 per stream and call, so the cost is bounded and amortized O(1): every entry scanned is
+ * removed, and a call appends at most as many as the relay's batch).
+ */
+export const appendBatchScript = `
+${TRIM}
 local source = ARGV[1]
-local events = ARGV[7]
+local events = ARGV[6]
+local pendingField = '~ix:' .. source
 local ids = {}
--- Per slot: the last seq relayed (read once, then as appended), and the run appended for it.
-local last = {}
-local runs = {}
-local order = {}
+local last = tonumber(redis.call('HGET', KEYS[2], source) or '0')
+local runId, runSeq, repeats = nil, nil, false
+local seen, kinds = {}, {}
 local at = 1
-for slot, seq, kind, length in string.gmatch(ARGV[6], '(%d+) (%d+) (%d+) (%d+);') do
-  slot = tonumber(slot)
+for seq, kind, length in string.gmatch(ARGV[5], '(%d+) (%d+) (%d+);') do
   local event = string.sub(events, at, at + tonumber(length) - 1)
   at = at + tonumber(length)
-  if last[slot] == nil then last[slot] = tonumber(redis.call('HGET', KEYS[2 * slot + 1], source) or '0') end
-  if last[slot] >= tonumber(seq) then
+  if last >= tonumber(seq) then
     ids[#ids + 1] = false
+    repeats = true
   else
-    local id = redis.call('XADD', KEYS[2 * slot], '*', 'src', source, 'seq', seq, 'e', event)
-    last[slot] = tonumber(seq)
+    local id = redis.call('XADD', KEYS[1], '*', 'src', source, 'seq', seq, 'e', event)
+    last = tonumber(seq)
     ids[#ids + 1] = id
-    local run = runs[slot]
-    if not run then
-      run = { seen = {}, kinds = {} }
-      runs[slot] = run
-      order[#order + 1] = slot
-    end
-    run.id, run.seq = id, seq
-    if not run.seen[kind] then
-      run.seen[kind] = true
-      run.kinds[#run.kinds + 1] = kind
+    runId, runSeq = id, seq
+    if not seen[kind] then
+      seen[kind] = true
+      kinds[#kinds + 1] = kind
     end
   end
 end
--- Per rundown appended to: its mark once, and one index entry for the run (its last id, its kinds).
-for _, slot in ipairs(order) do
-  local run = runs[slot]
-  redis.call('HSET', KEYS[2 * slot + 1], source, run.seq)
-  redis.call('XADD', KEYS[1], '*', 'r', ARGV[7 + slot], 'id', run.id, 'k', table.concat(run.kinds, ','))
-end
-local now = redis.call('TIME')
-local cutoffMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[3])
-local ttl = tonumber(ARGV[5])
-for _, slot in ipairs(order) do
-  trim(KEYS[2 * slot], tonumber(ARGV[2]), cutoffMs, KEYS[2 * slot + 1])
+local pending = redis.call('HGET', KEYS[2], pendingField)
+if runId then
+  -- A re-append (repeats) may follow a relay that died before indexing: keep what it had pending.
+  if repeats and pending then
+    for kind in string.gmatch(string.match(pending, ' (.*)$') or '', '[^,]+') do
+      if not seen[kind] then
+        seen[kind] = true
+        kinds[#kinds + 1] = kind
+      end
+    end
+  end
+  pending = runId .. ' ' .. table.concat(kinds, ',')
+  redis.call('HSET', KEYS[2], source, runSeq, pendingField, pending)
+  local now = redis.call('TIME')
+  local cutoffMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[3])
+  trim(KEYS[1], tonumber(ARGV[2]), cutoffMs, KEYS[2])
+  local ttl = tonumber(ARGV[4])
   if ttl > 0 then
-    redis.call('PEXPIRE', KEYS[2 * slot], ttl)
-    redis.call('PEXPIRE', KEYS[2 * slot + 1], ttl)
+    redis.call('PEXPIRE', KEYS[1], ttl)
+    redis.call('PEXPIRE', KEYS[2], ttl)
   end
+elseif not repeats then
+  pending = false
 end
-if #order > 0 then trim(KEYS[1], tonumber(ARGV[4]), cutoffMs, nil) end
-return ids
+return { ids, pending or false }
+`;
+
+/**
+ * Appends index entries (`events:index`, its own slot) and trims the index once.
+ * KEYS: 1 index stream. ARGV: 1 index max length, 2 max age ms, then per entry: rundown id, "<id> <kinds>".
+ */
+export const indexScript = `
+${TRIM}
+local now = redis.call('TIME')
+local cutoffMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[2])
+for i = 3, #ARGV, 2 do
+  local id, kinds = string.match(ARGV[i + 1], '^(%S+) ?(.*)$')
+  redis.call('XADD', KEYS[1], '*', 'r', ARGV[i], 'id', id, 'k', kinds)
+end
+trim(KEYS[1], tonumber(ARGV[1]), cutoffMs, nil)
+return 1
 `;

@@ -1,12 +1,12 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient, Replication } from '../redis.js';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { packParameter, pgPool, withPgClient, type Db } from '../db.js';
 import type { Logger } from '../logger.js';
 import { observeGauge } from '../metrics.js';
-import { appendBatchScript } from './append-script.js';
+import { appendBatchScript, indexScript } from './append-script.js';
 import { encodedEventKind, encodeEvent, type Event, type Kind } from './codec.js';
 import { eventKeys } from './keys.js';
 import { WrittenEvents, type HeldEvents } from './written-events.js';
@@ -40,13 +40,15 @@ export interface RelayOptions {
   db: DataSource;
   /** For the LISTEN connection (the pool's connections come and go). */
   databaseUrl: string;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   retention?: Partial<RetentionOptions>;
   /** Safety-net poll when no notification arrives (default 1,000 ms). */
   pollMs?: number;
   /** Rows per relay transaction (default 500). */
   batchSize?: number;
+  /** Replicas an append must reach before its rows are deleted (default: none; services pass `replicationOf(config)`). */
+  replication?: Replication;
 }
 
 export interface OutboxRelay {
@@ -97,32 +99,65 @@ function linksOf(rows: { trace: string | null }[]): Link[] {
   return links;
 }
 
-/** The append script, as ioredis defines it on the connection (and its pipelines): key count first. */
-interface AppendCommand {
-  outboxAppendBatch(numberOfKeys: number, ...args: (string | Buffer | number)[]): unknown;
+/** The scripts, as ioredis defines them on the connection (and its pipelines). */
+interface AppendCommands {
+  outboxAppend(stream: string, relayed: string, ...args: (string | Buffer | number)[]): unknown;
+  outboxIndex(index: string, ...args: (string | number)[]): unknown;
 }
 
 /**
- * The append script's keys and arguments for a run of rows (append-script.ts): each rundown's keys
- * once, and the events as one buffer with one group of numbers per event, rather than four arguments
- * and two keys per event (a bulk's 500 events were 3,000 arguments for the client to size and copy).
+ * A batch's rows as runs of one rundown each (its rows in seq order, at most EVENTS_PER_CALL): a
+ * script touches one rundown's keys only (one Redis Cluster slot). Across rundowns nothing is ordered.
  */
-function appendArgs(rows: OutboxRow[], source: string, retention: RetentionOptions): [string[], (string | Buffer | number)[]] {
-  const keys: string[] = [eventKeys.index];
-  const rundowns: string[] = [];
-  const slots = new Map<string, number>();
-  let meta = '';
+function runsOf(rows: OutboxRow[]): OutboxRow[][] {
+  const byRundown = new Map<string, OutboxRow[]>();
   for (const row of rows) {
-    let slot = slots.get(row.rundown_id);
-    if (slot === undefined) {
-      slot = rundowns.push(row.rundown_id);
-      slots.set(row.rundown_id, slot);
-      keys.push(eventKeys.rundown(row.rundown_id), eventKeys.relayed(row.rundown_id));
-    }
-    meta += `${slot} ${row.seq} ${row.kind} ${row.event.length};`;
+    const list = byRundown.get(row.rundown_id);
+    if (list) list.push(row);
+    else byRundown.set(row.rundown_id, [row]);
   }
-  const events = Buffer.concat(rows.map((row) => row.event));
-  return [keys, [source, retention.maxLength, retention.maxAgeMs, retention.indexMaxLength, retention.idleTtlMs, meta, events, ...rundowns]];
+  const runs: OutboxRow[][] = [];
+  for (const list of byRundown.values()) for (let from = 0; from < list.length; from += EVENTS_PER_CALL) runs.push(list.slice(from, from + EVENTS_PER_CALL));
+  return runs;
+}
+
+/**
+ * The append script's arguments for a run (append-script.ts): the events as one buffer with one
+ * group of numbers per event, rather than four arguments per event (a bulk's 500 events were
+ * 3,000 arguments for the client to size and copy).
+ */
+function appendArgs(run: OutboxRow[], source: string, retention: RetentionOptions): (string | Buffer | number)[] {
+  let meta = '';
+  for (const row of run) meta += `${row.seq} ${row.kind} ${row.event.length};`;
+  return [source, retention.maxLength, retention.maxAgeMs, retention.idleTtlMs, meta, Buffer.concat(run.map((row) => row.event))];
+}
+
+type PipelineResult = [Error | null, unknown][] | null;
+
+/**
+ * Runs commands that touch one slot (`key` names it) on the node that holds that slot and, when
+ * `replication.replicas` > 0, fails unless the write is on that many replicas (`WAIT`) or the primary
+ * has no replica connected at all (then no replica can be promoted in its place with less than it
+ * holds: docs/scale-out.md#redis-failover). One round trip with the commands and `INFO replication`,
+ * a second one for `WAIT` only when a replica is connected.
+ */
+async function onReplicas(redis: RedisClient, key: string, replication: Replication, add: (pipeline: ReturnType<RedisClient['pipeline']>) => void): Promise<[Error | null, unknown][]> {
+  const pipeline = redis.pipeline();
+  add(pipeline);
+  // Keyless commands ride with the keyed ones to the slot's node (a cluster pipeline is one node's).
+  if (replication.replicas > 0) pipeline.info('replication');
+  const results = ((await pipeline.exec()) as PipelineResult) ?? [];
+  if (replication.replicas === 0) return results;
+  const [infoError, info] = results.pop()!;
+  if (infoError) throw infoError;
+  const connected = Number(/connected_slaves:(\d+)/.exec(String(info))?.[1] ?? 0);
+  if (connected === 0) return results;
+  const wanted = Math.min(connected, replication.replicas);
+  const waited = ((await redis.pipeline().exists(key).wait(wanted, replication.timeoutMs).exec()) as PipelineResult) ?? [];
+  const [waitError, acked] = waited[1] ?? [new Error('outbox relay: WAIT not answered'), 0];
+  if (waitError) throw waitError;
+  if (Number(acked) >= wanted) return results;
+  throw new Error(`outbox relay: ${Number(acked)} of ${wanted} replica(s) acknowledged the append within ${replication.timeoutMs} ms; kept for a retry`);
 }
 
 /**
@@ -138,14 +173,14 @@ const tracer = trace.getTracer('@rundown/shared/outbox');
  * with the events' bytes as arguments) run with tracing suppressed, since a span per command (each
  * serializing its arguments) profiled as a large share of a bulk write's cost.
  */
-function appendTraced(pipeline: ReturnType<Redis['pipeline']>, schema: string, events: number, readBack: number, links: Link[]) {
+function appendTraced<T>(run: () => Promise<T>, schema: string, events: number, readBack: number, links: Link[]): Promise<T> {
   // `outbox.events_read_back`: of the batch, the events whose bytes came back from PostgreSQL rather
   // than from this process's memory (another replica's, or held too long: written-events.ts).
   const attributes = { 'db.system': 'redis', 'outbox.schema': schema, 'outbox.events': events, 'outbox.events_read_back': readBack };
   const options = { kind: SpanKind.PRODUCER, links, attributes };
   return tracer.startActiveSpan('outbox append', options, async (span) => {
     try {
-      return await context.with(suppressTracing(context.active()), () => pipeline.exec());
+      return await context.with(suppressTracing(context.active()), run);
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
       throw error;
@@ -258,7 +293,48 @@ export class Outbox {
     const { db, redis, logger } = options;
     const schema = this.schema;
     const source = this.source;
-    if (!('outboxAppendBatch' in redis)) redis.defineCommand('outboxAppendBatch', { lua: appendBatchScript });
+    const replication = options.replication ?? { replicas: 0, timeoutMs: 500 };
+    if (!('outboxAppend' in redis)) {
+      redis.defineCommand('outboxAppend', { numberOfKeys: 2, lua: appendBatchScript });
+      redis.defineCommand('outboxIndex', { numberOfKeys: 1, lua: indexScript });
+    }
+    /**
+     * Appends the runs (each in one rundown's slot, waiting for replicas), then their index entries
+     * (the index's slot, likewise), and answers how many events were new. Throws unless everything
+     * is where a failover keeps it: the caller then keeps the rows (ROLLBACK) and a retry re-appends
+     * nothing twice (outbox/README.md).
+     */
+    const appendAll = async (rows: OutboxRow[]): Promise<number> => {
+      const runs = runsOf(rows);
+      const replies = await Promise.all(
+        runs.map((run) =>
+          onReplicas(redis, eventKeys.rundown(run[0]!.rundown_id), replication, (p) =>
+            (p as unknown as AppendCommands).outboxAppend(eventKeys.rundown(run[0]!.rundown_id), eventKeys.relayed(run[0]!.rundown_id), ...appendArgs(run, source, retention)),
+          ),
+        ),
+      );
+      let appended = 0;
+      // Per rundown: its pending index entry (the last run's id; every run's kinds).
+      const pending = new Map<string, { id: string; kinds: Set<string> }>();
+      runs.forEach((run, i) => {
+        const [error, reply] = replies[i]![0]!;
+        if (error) throw error;
+        const [ids, entry] = reply as [(string | null)[], string | null];
+        for (const id of ids) if (id !== null) appended++;
+        if (!entry) return;
+        const [id, kinds = ''] = entry.split(' ');
+        const known = pending.get(run[0]!.rundown_id);
+        const all = new Set([...(known?.kinds ?? []), ...kinds.split(',').filter(Boolean)]);
+        pending.set(run[0]!.rundown_id, { id: id!, kinds: all });
+      });
+      if (pending.size) {
+        const args: (string | number)[] = [retention.indexMaxLength, retention.maxAgeMs];
+        for (const [rundownId, entry] of pending) args.push(rundownId, `${entry.id} ${[...entry.kinds].join(',')}`);
+        const [[error]] = (await onReplicas(redis, eventKeys.index, replication, (p) => (p as unknown as AppendCommands).outboxIndex(eventKeys.index, ...args))) as unknown as [[Error | null]];
+        if (error) throw error;
+      }
+      return appended;
+    };
     // Outbox lag: how long the oldest event not yet relayed has waited (0 when all are relayed).
     const stopObserving = observeGauge('rundown.outbox.lag', { description: 'Age of the oldest outbox event not yet relayed', unit: 's' }, async () => {
       const [row] = (await db.query(`SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)), 0)::float8 AS lag FROM "${schema}".outbox`)) as { lag: number }[];
@@ -314,19 +390,8 @@ export class Outbox {
             await client.query('ROLLBACK');
             return [0, 0];
           }
-          // One pipeline of calls in seq order, each appending a run of events in seq order: per
-          // rundown that is commit order (see enqueue).
-          const pipeline = redis.pipeline();
-          for (let from = 0; from < rows.length; from += EVENTS_PER_CALL) {
-            const [keys, args] = appendArgs(rows.slice(from, from + EVENTS_PER_CALL), source, retention);
-            (pipeline as unknown as AppendCommand).outboxAppendBatch(keys.length, ...keys, ...args);
-          }
-          const appends = (await appendTraced(pipeline, schema, rows.length, readBack, linksOf(rows))) ?? [];
-          let appended = 0;
-          for (const [error, ids] of appends) {
-            if (error) throw error;
-            for (const id of ids as (string | null)[]) if (id !== null) appended++;
-          }
+          // Per rundown in seq order, which is commit order (see enqueue); then the index.
+          const appended = await appendTraced(() => appendAll(rows), schema, rows.length, readBack, linksOf(rows));
           await client.query('COMMIT');
           written.forget(rows.map((row) => row.seq));
           taken.readBack += readBack;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { decodeEvent, type Event, type Kind } from './codec.js';
 import { eventKeys } from './keys.js';
 
@@ -60,12 +60,12 @@ export function decodeStreamEntry(entry: [Buffer, Buffer[]]): StreamedEvent {
 }
 
 /** The id of the newest event in the rundown's stream (`'0-0'` when it holds none). */
-export async function latestEventId(redis: Redis, rundownId: string): Promise<string> {
+export async function latestEventId(redis: RedisClient, rundownId: string): Promise<string> {
   const [last] = await redis.xrevrange(eventKeys.rundown(rundownId), '+', '-', 'COUNT', 1);
   return last?.[0] ?? '0-0';
 }
 
-async function xread(redis: Redis, key: string, after: string, options: ReadOptions): Promise<RawEntries> {
+async function xread(redis: RedisClient, key: string, after: string, options: ReadOptions): Promise<RawEntries> {
   const args: (string | number)[] = ['COUNT', options.count ?? 100];
   if (options.blockMs !== undefined) args.push('BLOCK', options.blockMs);
   const reply = await (redis.xreadBuffer as (...a: (string | number)[]) => Promise<[Buffer, RawEntries][] | null>)(...args, 'STREAMS', key, after);
@@ -78,7 +78,7 @@ async function xread(redis: Redis, key: string, after: string, options: ReadOpti
  * here; when `after` is older than the oldest kept entry (trimmed), the first entry answered is the
  * oldest kept one, which `isContinuous` can check.
  */
-export async function readRundownEvents(redis: Redis, rundownId: string, after: string, options: ReadOptions = {}): Promise<StreamedEvent[]> {
+export async function readRundownEvents(redis: RedisClient, rundownId: string, after: string, options: ReadOptions = {}): Promise<StreamedEvent[]> {
   const entries = await xread(redis, eventKeys.rundown(rundownId), after, options);
   return entries.map(decodeStreamEntry);
 }
@@ -87,7 +87,7 @@ export async function readRundownEvents(redis: Redis, rundownId: string, after: 
  * Whether the rundown's stream still holds everything after `after` (nothing was trimmed in between),
  * so a replay from it is complete; otherwise a consumer must resynchronise from a full read.
  */
-export async function isContinuous(redis: Redis, rundownId: string, after: string): Promise<boolean> {
+export async function isContinuous(redis: RedisClient, rundownId: string, after: string): Promise<boolean> {
   // One round trip: the oldest kept entry and the trim mark, read together.
   const replies = await redis.pipeline().xrange(eventKeys.rundown(rundownId), '-', '+', 'COUNT', 1).hget(eventKeys.relayed(rundownId), '~trimmed').exec();
   const [[rangeError, range] = [], [markError, trimmed] = []] = replies ?? [];
@@ -98,7 +98,7 @@ export async function isContinuous(redis: Redis, rundownId: string, after: strin
 }
 
 /** Entries of the index (every append of every rundown) after `after`; `'$'` with `blockMs` to follow. */
-export async function readEventIndex(redis: Redis, after: string, options: ReadOptions = {}): Promise<IndexEntry[]> {
+export async function readEventIndex(redis: RedisClient, after: string, options: ReadOptions = {}): Promise<IndexEntry[]> {
   const entries = await xread(redis, eventKeys.index, after, options);
   return entries.map(([id, raw]) => {
     const f = fields(raw);

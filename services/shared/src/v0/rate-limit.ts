@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { limits } from '../limits.js';
 
 export const V0_WINDOW_MS = 60_000;
@@ -34,7 +34,7 @@ local reset = window
 if oldest[2] then reset = tonumber(oldest[2]) + window - now end
 return { allowed, count, reset }`;
 
-type Scripted = Redis & { v0SlidingWindow(key: string, window: number, limit: number, nonce: string): Promise<[number, number, number]> };
+type Scripted = RedisClient & { v0SlidingWindow(key: string, window: number, limit: number, nonce: string): Promise<[number, number, number]> };
 
 const processTag = Math.random().toString(36).slice(2, 10);
 let nonce = 0;
@@ -42,14 +42,14 @@ let nonce = 0;
 /**
  * The v0 budget (docs/api-decisions.md#v0, the limits table): 60 per minute per team on a sliding window,
  * shared by the gateway's v0 HTTP requests and the realtime service's socket connections (one
- * key per team, `rl:v0:<team>`). rate-limiter-flexible has fixed windows only (and a bursty pair of
+ * key per team, `rl:v0:{t:<team>}`: the team's hash tag). rate-limiter-flexible has fixed windows only (and a bursty pair of
  * them), not a sliding one, hence this short script.
  */
 export class V0RateLimiter {
   private readonly redis: Scripted;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly limit: number = limits.v0RequestsPerMinute,
     private readonly windowMs: number = V0_WINDOW_MS,
   ) {
@@ -58,7 +58,7 @@ export class V0RateLimiter {
   }
 
   async consume(teamId: string): Promise<V0Decision> {
-    const [allowed, count, resetMs] = await this.redis.v0SlidingWindow(`rl:v0:${teamId}`, this.windowMs, this.limit, `${processTag}-${++nonce}`);
+    const [allowed, count, resetMs] = await this.redis.v0SlidingWindow(`rl:v0:{t:${teamId}}`, this.windowMs, this.limit, `${processTag}-${++nonce}`);
     return {
       allowed: allowed === 1,
       limit: this.limit,

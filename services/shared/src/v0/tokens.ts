@@ -1,5 +1,5 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { AppError } from '../errors/app-error.js';
 import { redisKeys, V0_TOKEN_ALGORITHMS, V0_TOKEN_ISSUER } from '../tokens.js';
 
@@ -20,7 +20,7 @@ export class V0TokenVerifier {
 
   constructor(
     secret: string,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
   ) {
     this.secret = new TextEncoder().encode(secret);
   }
@@ -48,14 +48,20 @@ export class V0TokenVerifier {
 
   /** Each team's current v0 token id (absent: none). Throws `auth.revocation_check_unavailable` when Redis cannot say. */
   async currentTokenIds(teamIds: string[]): Promise<Map<string, string | undefined>> {
-    let ready: number;
-    let ids: (string | null)[];
+    let answers: [number, string | null][];
     try {
-      [ready, ids] = await Promise.all([this.redis.exists(redisKeys.revocationsReady), teamIds.length ? this.redis.mget(teamIds.map(redisKeys.v0Token)) : []]);
+      // Per team in its slot (a team's keys share its hash tag): its published marker and v0 token.
+      answers = await Promise.all(
+        teamIds.map(async (team) => {
+          const replies = (await this.redis.pipeline().exists(redisKeys.teamReady(team)).get(redisKeys.v0Token(team)).exec()) ?? [];
+          for (const [error] of replies) if (error) throw error;
+          return [replies[0]![1] as number, replies[1]![1] as string | null] as [number, string | null];
+        }),
+      );
     } catch {
       throw new AppError('auth.revocation_check_unavailable');
     }
-    if (ready !== 1) throw new AppError('auth.revocation_check_unavailable');
-    return new Map(teamIds.map((team, i) => [team, ids[i] ?? undefined]));
+    if (answers.some(([ready]) => ready !== 1)) throw new AppError('auth.revocation_check_unavailable');
+    return new Map(teamIds.map((team, i) => [team, answers[i]![1] ?? undefined]));
   }
 }

@@ -1,12 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '@rundown/shared';
-import { RATE_WINDOW_SECONDS, type Bucket, type Decision, type RateLimiter } from '../../edge/rate-limiter.js';
+import { RATE_WINDOW_SECONDS, teamBucket, type Bucket, type Decision, type RateLimiter } from '../../edge/rate-limiter.js';
 
 /** The budget a request counts against: its team's when the token verified, its address's otherwise. */
 export function bucketOf(req: Request, res: Response, anonymousLimit: number): Bucket {
   const principal = res.locals.principal;
   if (principal) {
-    return { key: `team:${principal.teamId}`, limit: principal.team.rate_limit_per_minute, tier: principal.team.plan };
+    return { key: teamBucket(principal.teamId), limit: principal.team.rate_limit_per_minute, tier: principal.team.plan };
   }
   return { key: `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, limit: anonymousLimit, tier: 'anonymous' };
 }
