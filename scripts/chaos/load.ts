@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
-import { createRedis, readRundownEvents, redisSettingsFrom } from '@rundown/shared';
+import { createRedis, readRundownEvents, redisSettingsFrom, type RedisClient } from '@rundown/shared';
+import { QUEUE_NAME, TIMERS_PREFIX } from '../../services/runner/src/jobs/timers.js';
 import { sleep } from '../launcher/util.js';
 
 export type Outcome = 'ok' | 'client_error' | 'problem' | 'network' | 'bad' | 'hang';
@@ -750,12 +751,12 @@ export class MixedLoad {
 export const retryable = (a: Answer): boolean =>
   a.outcome === 'problem' || a.outcome === 'network' || a.status >= 500 || (a.status === 409 && a.body?.code === 'idempotency.in_flight');
 
-/** A stuck timed show's row (revision, planned jobs) and every BullMQ job of it (state, attempts, times), as one line. */
-async function stuckShowDiagnosis(db: pg.Client, redis: Redis, rundownId: string): Promise<string> {
+/** A stuck timed show's row (revision, planned jobs) and every BullMQ job of it (state, attempts, times), as one line (one node's keys, in a cluster). */
+async function stuckShowDiagnosis(db: pg.Client, redis: RedisClient, rundownId: string): Promise<string> {
   const row = await db
     .query<{ revision: string; jobs: unknown; updated: unknown }>('SELECT phase, revision, started_at, duration_ms, jobs, updated_at FROM runner.shows WHERE rundown_id = $1', [rundownId])
     .then((r) => r.rows[0], (e: Error) => ({ error: e.message }));
-  const prefix = 'bull:runner-timers';
+  const prefix = `${TIMERS_PREFIX}:${QUEUE_NAME}`;
   const jobs: Record<string, unknown>[] = [];
   let cursor = '0';
   do {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { rundownTag, type RedisClient } from './redis.js';
 
 /**
  * The rundown record read model in Redis: written by the rundown service after each commit that
@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
  * commit never brings an older record back; every key expires after `RUNDOWN_RECORD_TTL_MS`, the
  * bound on how long a record can stay behind if a refresh after a commit could not reach Redis.
  */
-export const rundownRecordKey = (rundownId: string): string => `rundown:record:${rundownId}`;
+export const rundownRecordKey = (rundownId: string): string => `rundown:record:${rundownTag(rundownId)}`;
 
 /** How long a record (or a removal) stays without being written again. */
 export const RUNDOWN_RECORD_TTL_MS = 60_000;
@@ -27,11 +27,11 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1`;
 
-type WithRecordScript = Redis & {
+type WithRecordScript = RedisClient & {
   writeRundownRecord(key: string, version: string, team: string, message: Buffer | string, ttlMs: number): Promise<number>;
 };
 
-function withScript(redis: Redis): WithRecordScript {
+function withScript(redis: RedisClient): WithRecordScript {
   const r = redis as WithRecordScript;
   if (typeof r.writeRundownRecord !== 'function') redis.defineCommand('writeRundownRecord', { numberOfKeys: 1, lua: WRITE_IF_NEWER });
   return r;
@@ -41,7 +41,7 @@ function withScript(redis: Redis): WithRecordScript {
 export type RundownRecordState = { id: string; version: number } & ({ teamId: string; message: Uint8Array } | { removed: true });
 
 /** Writes each state whose version is newer than the stored one (one round trip for all of them). */
-export async function writeRundownRecords(redis: Redis, states: readonly RundownRecordState[], ttlMs = RUNDOWN_RECORD_TTL_MS): Promise<void> {
+export async function writeRundownRecords(redis: RedisClient, states: readonly RundownRecordState[], ttlMs = RUNDOWN_RECORD_TTL_MS): Promise<void> {
   const r = withScript(redis);
   await Promise.all(
     states.map((s) =>
@@ -55,7 +55,7 @@ export async function writeRundownRecords(redis: Redis, states: readonly Rundown
 /** What the read model holds for a rundown: nothing (ask the rundown service), a removal, or the record of a team. */
 export type StoredRundownRecord = undefined | 'removed' | { teamId: string; message: Buffer };
 
-export async function readRundownRecord(redis: Redis, rundownId: string): Promise<StoredRundownRecord> {
+export async function readRundownRecord(redis: RedisClient, rundownId: string): Promise<StoredRundownRecord> {
   const [team, message, removed] = await redis.hmgetBuffer(rundownRecordKey(rundownId), 't', 'm', 'd');
   if (removed) return 'removed';
   if (!team || !message) return undefined;

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { AppError, looksLikeId, readRundownRecord, type CallerContext, type Logger, type StoredRundownRecord } from '@rundown/shared';
+import { AppError, looksLikeId, readRundownRecord, type CallerContext, type Logger, type RedisClient, type StoredRundownRecord } from '@rundown/shared';
 import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
 /**
@@ -20,7 +19,7 @@ import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
  */
 export class RundownRecordReader {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly logger: Logger,
   ) {}
 

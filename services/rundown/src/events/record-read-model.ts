@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rundown/shared';
 import { counter, writeRundownRecords, type Db, type Logger, type RundownRecordState } from '@rundown/shared';
 import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { toRecord } from '../domain/rundowns.js';
@@ -21,7 +21,7 @@ export class RedisRecordReadModel implements RecordReadModel {
   constructor(
     private readonly db: Db,
     private readonly repo: RundownsRepository,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
   ) {}
