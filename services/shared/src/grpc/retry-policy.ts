@@ -11,6 +11,7 @@ import * as rundownAdmin from '../generated/rundown/rundown/v1/rundown_admin.js'
 import * as rundown from '../generated/rundown/rundown/v1/rundown.js';
 import * as textVariables from '../generated/rundown/rundown/v1/text_variables.js';
 import * as runner from '../generated/rundown/runner/v1/runner.js';
+import * as webhooks from '../generated/rundown/webhooks/v1/webhooks.js';
 
 /** Every generated module that declares a service (a test checks none is missing). */
 export const SERVICE_MODULES: Readonly<Record<string, Record<string, unknown>>> = {
@@ -27,6 +28,7 @@ export const SERVICE_MODULES: Readonly<Record<string, Record<string, unknown>>> 
   'rundown/rundown/v1/rundown': rundown,
   'rundown/rundown/v1/text_variables': textVariables,
   'rundown/runner/v1/runner': runner,
+  'rundown/webhooks/v1/webhooks': webhooks,
 };
 
 interface GenericDefinition {

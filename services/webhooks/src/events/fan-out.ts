@@ -1,0 +1,212 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Redis } from 'ioredis';
+import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Logger, type StreamedEvent, type Transact } from '@rundown/shared';
+import type { AttemptScheduler } from '../domain/webhooks.js';
+import { deliveryBody, outgoing, subscribes, type Outgoing } from '../domain/events.js';
+import type { DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
+import type { EndpointsRepository } from '../repositories/endpoints.js';
+
+export const CONSUMER_GROUP = 'webhooks';
+const CLAIM_IDLE_MS = 10_000;
+/** Stream entries read per step of a rundown's fan-out. */
+const PAGE = 500;
+/** A rundown seen for the first time is read from this long before its first index entry (an index entry's id can be a little later than its events'). */
+const FIRST_SIGHT_MARGIN_MS = 5_000;
+
+type Entries = [string, string[]][];
+type RawEntries = [Buffer, Buffer[]][];
+
+/** The timing object of a rundown now (for `timing.changed`). */
+export type TimingSource = (rundownId: string, teamId: string) => Promise<Record<string, unknown>>;
+
+const tracer = trace.getTracer('@rundown/webhooks/fan-out');
+const fanOutSeconds = histogram('rundown.webhooks.fanout.duration', { description: 'Turning a rundown’s new events into deliveries (one transaction)', unit: 's' });
+
+/**
+ * Turns relayed events into deliveries, once across replicas. Every replica reads the event index
+ * (`events:index`) in one consumer group, as the realtime service does for v0: each entry ("rundown
+ * R has news up to here") goes to one replica, which then, under R's advisory lock, reads R's stream
+ * after the position stored for R, inserts one delivery per (enabled, subscribed) endpoint and event,
+ * and moves the position, in one PostgreSQL transaction; only then are the attempts' jobs placed and
+ * the entry acknowledged. A crash anywhere repeats work that finds nothing new (the position, and the
+ * deliveries' unique key), never loses it: an entry not acknowledged is read again by its consumer
+ * or claimed by another after 10 s, and a delivery whose job was never placed is found by the sweep.
+ * An endpoint receives the events that occurred after it was created.
+ */
+export class FanOut {
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private claimTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    /** A connection of its own: XREADGROUP blocks. */
+    private readonly reader: Redis,
+    /** Commands that do not block (the streams' reads, the claim). */
+    private readonly redis: Redis,
+    private readonly transact: Transact,
+    private readonly endpoints: EndpointsRepository,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly scheduler: AttemptScheduler,
+    private readonly timing: TimingSource | undefined,
+    private readonly consumer: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.createGroup();
+    this.loop = this.run();
+    this.claimTimer = setInterval(() => void this.claimAbandoned(), CLAIM_IDLE_MS / 2);
+  }
+
+  private async createGroup(): Promise<void> {
+    try {
+      await this.redis.xgroup('CREATE', eventKeys.index, CONSUMER_GROUP, '$', 'MKSTREAM');
+    } catch (err) {
+      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
+    }
+  }
+
+  private async run(): Promise<void> {
+    // First what this consumer had pending (a restart with the same name), then new entries.
+    let cursor = '0';
+    while (!this.stopped) {
+      try {
+        const reply = (await this.reader.xreadgroup('GROUP', CONSUMER_GROUP, this.consumer, 'COUNT', 200, 'BLOCK', 2_000, 'STREAMS', eventKeys.index, cursor)) as
+          | [string, Entries][]
+          | null;
+        const entries = reply?.[0]?.[1] ?? [];
+        if (cursor === '0' && entries.length === 0) cursor = '>';
+        if (entries.length) await this.handle(entries);
+      } catch (err) {
+        if (this.stopped) break;
+        // A Redis restarted empty has lost the group: make it again (and read what follows).
+        if (String((err as Error).message).includes('NOGROUP')) await this.createGroup().catch(() => undefined);
+        this.logger.warn({ err: (err as Error).message }, 'reading the event index failed; retrying');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
+  private async handle(entries: Entries): Promise<void> {
+    const rundownOf = (fields: string[]) => fields[fields.indexOf('r') + 1] ?? '';
+    const firstMs = new Map<string, number>();
+    for (const [id, fields] of entries) {
+      const rundown = rundownOf(fields);
+      const ms = Number(id.split('-')[0]);
+      if (!(firstMs.get(rundown)! <= ms)) firstMs.set(rundown, ms);
+    }
+    const failed = new Set<string>();
+    await Promise.all(
+      [...firstMs].map(([rundown, ms]) =>
+        this.advance(rundown, ms).catch((err: Error) => {
+          failed.add(rundown);
+          this.logger.warn({ err: err.message, rundown_id: rundown }, 'events not turned into deliveries yet; retried when claimed');
+        }),
+      ),
+    );
+    // A failed rundown's entries stay pending: the claim hands them out again.
+    const done = entries.filter(([, fields]) => !failed.has(rundownOf(fields))).map(([id]) => id);
+    if (done.length) {
+      await this.redis.xack(eventKeys.index, CONSUMER_GROUP, ...done).catch((err: Error) => this.logger.warn({ err: err.message }, 'acknowledging index entries failed; they are claimed again'));
+    }
+  }
+
+  private async claimAbandoned(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const [, claimed] = (await this.redis.xautoclaim(eventKeys.index, CONSUMER_GROUP, this.consumer, CLAIM_IDLE_MS, '0-0', 'COUNT', 200)) as [string, Entries];
+      const live = claimed.filter((e) => Array.isArray(e[1]));
+      if (live.length) {
+        this.logger.info({ entries: live.length }, 'took over event index entries another replica left pending');
+        await this.handle(live);
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'claiming abandoned index entries failed');
+    }
+  }
+
+  /** Fans out every event of the rundown after its stored position (first sight: from shortly before `firstMs`). */
+  async advance(rundownId: string, firstMs: number): Promise<void> {
+    await tracer.startActiveSpan('webhooks fan-out', { kind: SpanKind.CONSUMER, attributes: { 'rundown.id': rundownId } }, async (span) => {
+      const started = performance.now();
+      try {
+        const carrier: Record<string, string> = {};
+        propagation.inject(context.active(), carrier);
+        const placed = await this.transact(async (tx) => {
+          await this.deliveries.lockRundown(tx, rundownId);
+          const stored = await this.deliveries.position(tx, rundownId);
+          const made: NewDelivery[] = [];
+          let start = stored ? `(${stored}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
+          let last: string | undefined;
+          let receivers: Awaited<ReturnType<EndpointsRepository['receiving']>> | undefined;
+          for (;;) {
+            const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
+            if (raw.length === 0) break;
+            const events = raw.map(decodeStreamEntry);
+            last = events[events.length - 1]!.id;
+            start = `(${last}`;
+            receivers ??= await this.receivers(tx, events[0]!, rundownId);
+            if (receivers.length === 0) break;
+            for (const streamed of events) made.push(...(await this.deliveriesOf(streamed, rundownId, receivers, carrier.traceparent ?? null)));
+            if (raw.length < PAGE) break;
+          }
+          // Nobody receives this rundown's events: nothing to keep (the position is kept only while someone does).
+          if (!receivers?.length || last === undefined) return [];
+          const inserted = await this.deliveries.insert(tx, made);
+          await this.deliveries.setPosition(tx, rundownId, last);
+          return inserted;
+        });
+        span.setAttribute('webhooks.deliveries', placed.length);
+        if (placed.length) await this.scheduler.schedule(placed.map((d) => ({ deliveryId: d.id, endpointId: d.endpoint_id, attempts: 0, delayMs: 0 })));
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+        throw err;
+      } finally {
+        fanOutSeconds.record((performance.now() - started) / 1000);
+        span.end();
+      }
+    });
+  }
+
+  private async receivers(tx: Parameters<Parameters<Transact>[0]>[0], first: StreamedEvent, rundownId: string) {
+    const endpoints = await this.endpoints.receiving(tx, first.event.team_id, rundownId);
+    return endpoints;
+  }
+
+  private async deliveriesOf(
+    streamed: StreamedEvent,
+    rundownId: string,
+    receivers: { id: string; events: string[]; rundown_id: string | null; created_at: Date }[],
+    traceparent: string | null,
+  ): Promise<NewDelivery[]> {
+    const made: Outgoing[] = [];
+    const base = outgoing(streamed.event);
+    if (base) made.push(base);
+    const at = streamed.event.occurred_at ?? new Date(Number(streamed.id.split('-')[0]));
+    const eligible = receivers.filter((r) => r.created_at.getTime() <= at.getTime());
+    if (base?.name === 'status' && this.timing && eligible.some((r) => subscribes(r, 'timing', rundownId))) {
+      // A rundown removed since has no timing to send: the status goes alone.
+      const timing = await this.timing(rundownId, streamed.event.team_id).catch((err: unknown) => {
+        if (isAppError(err) && err.status === 404) return undefined;
+        throw err;
+      });
+      if (timing) made.push({ name: 'timing', type: 'timing.changed', data: timing });
+    }
+    const rows: NewDelivery[] = [];
+    for (const out of made) {
+      const body = deliveryBody(out.type, at, rundownId, streamed.id, out.data);
+      for (const r of eligible) {
+        if (!subscribes(r, out.name, rundownId)) continue;
+        rows.push({ id: newId('msg'), endpoint_id: r.id, event_id: streamed.id, rundown_id: rundownId, type: out.type, body, event_at: at, trace: traceparent });
+      }
+    }
+    return rows;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.claimTimer);
+    this.reader.disconnect();
+    await this.loop?.catch(() => undefined);
+  }
+}
