@@ -1,6 +1,6 @@
-import { bindAdminService, bindService, limits, type ServiceBinding } from '@rundown/shared';
+import { bindAdminService, bindService, deliveryStateNames, limits, type ServiceBinding } from '@rundown/shared';
 import {
-  DeliveryState,
+  type DeliveryState,
   WebhookAdminServiceService,
   WebhookServiceService,
   type Delivery,
@@ -9,12 +9,7 @@ import {
 import type { DeliveryView, EndpointView, WebhooksService } from '../domain/webhooks.js';
 import type { DeliveryStateName } from '../repositories/deliveries.js';
 
-const states: Record<DeliveryStateName, DeliveryState> = {
-  pending: DeliveryState.DELIVERY_STATE_PENDING,
-  delivered: DeliveryState.DELIVERY_STATE_DELIVERED,
-  failed: DeliveryState.DELIVERY_STATE_FAILED,
-};
-const stateName = (s: DeliveryState): DeliveryStateName | undefined => (Object.entries(states).find(([, v]) => v === s)?.[0] as DeliveryStateName | undefined);
+const stateName = (s: DeliveryState): DeliveryStateName | undefined => deliveryStateNames.fromProto(s);
 
 function endpointMessage(e: EndpointView): Endpoint {
   return {
@@ -36,7 +31,7 @@ function deliveryMessage(d: DeliveryView): Delivery {
     endpoint_id: d.endpoint_id,
     event_id: d.event_id,
     type: d.type,
-    state: states[d.state],
+    state: deliveryStateNames.toProto(d.state),
     attempts: d.attempts,
     last_status: d.last_status ?? undefined,
     last_error: d.last_error ?? undefined,
