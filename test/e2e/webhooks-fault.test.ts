@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,8 @@ let redisUrl: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'rundown-webhooks-fault-'));
+  // The private PostgreSQL runs as the postgres user when the tests run as root: it must reach the folder.
+  chmodSync(dataDir, 0o755);
   [pgPort, redisPort] = await Promise.all([freePort(), freePort()]);
   await startPrivatePostgres(dataDir, pgPort, cleanup);
   cleanup.add('private Redis', () => redisCleanup.run());
