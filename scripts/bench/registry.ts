@@ -27,4 +27,5 @@ export const BENCHES: BenchEntry[] = [
   { name: 'transfer', script: 'transfer.ts', what: 'export (JSON, CSV) and import (CSV, JSON) of a 1,000-cue, 20-column rundown against GET ?include=cues and the equivalent create' },
   { name: 'timing', script: 'timing.ts', what: 'GET /timing and /report (JSON, CSV) of a 1,000-cue show; action:next and GET /status with and without timing subscribers' },
   { name: 'mcp', script: 'mcp.ts', what: 'an MCP tools/call get_status against GET /v1/rundowns/:id/status: sequential latency and throughput' },
+  { name: 'webhooks', script: 'webhooks.ts', what: 'webhook deliveries: event commit -> receiver at 50 events/s to 10 endpoints against SSE; highest sustained delivery rate against bare signed POSTs' },
 ];
