@@ -50,12 +50,21 @@ export async function main(argv: string[]): Promise<void> {
 
     const sender = new Sender(targets, { timeoutMs: config.WEBHOOKS_TIMEOUT_MS, responseBytes: config.WEBHOOKS_RESPONSE_BYTES });
     const rules = { schedule: config.WEBHOOKS_RETRY_SCHEDULE_MS, disableAfterMs: config.WEBHOOKS_DISABLE_AFTER_MS };
-    const attempts = new Attempts(pool, deliveries, endpoints, targets, sender, schedule, { ...rules, timeoutMs: config.WEBHOOKS_TIMEOUT_MS, perEndpoint: config.WEBHOOKS_ENDPOINT_CONCURRENCY }, logger);
+    const attempts = new Attempts(
+      pool,
+      deliveries,
+      endpoints,
+      targets,
+      sender,
+      schedule,
+      { ...rules, timeoutMs: config.WEBHOOKS_TIMEOUT_MS, perEndpoint: config.WEBHOOKS_ENDPOINT_CONCURRENCY, concurrency: config.WEBHOOKS_CONCURRENCY, maxWaiting: config.WEBHOOKS_MAX_WAITING },
+      logger,
+    );
     queue.start(attempts.run, config.WEBHOOKS_CONCURRENCY);
     const stopSweep = startSweep({ db: pool, deliveries, schedule, everyMs: config.WEBHOOKS_SWEEP_MS, retentionMs: config.WEBHOOKS_RETENTION_MS, logger });
 
     const timing = runnerTiming(config);
-    const fanOut = new FanOut(reader, redis, transact, endpoints, deliveries, queue, timing.source, config.NODE_ID, logger);
+    const fanOut = new FanOut(reader, redis, transact, endpoints, deliveries, queue, attempts, timing.source, config.NODE_ID, logger);
     await fanOut.start();
 
     const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };
@@ -67,6 +76,7 @@ export async function main(argv: string[]): Promise<void> {
       stopSweep();
       await fanOut.stop();
       await queue.close();
+      await attempts.close();
       await sender.close();
       timing.close();
       redis.disconnect();

@@ -51,6 +51,8 @@ export function webhooksConfig(source: NodeJS.ProcessEnv = process.env) {
       WEBHOOKS_ENDPOINT_CONCURRENCY: env.int(4, 1),
       /** Attempts one replica makes at once, over every endpoint. */
       WEBHOOKS_CONCURRENCY: env.int(64, 1),
+      /** First attempts one replica keeps waiting for those bounds; past it, new deliveries wait in the queue instead. */
+      WEBHOOKS_MAX_WAITING: env.int(5_000, 0),
       /** Bytes of a receiver's answer read (the rest is discarded, the connection closed). */
       WEBHOOKS_RESPONSE_BYTES: env.int(1_024, 0),
       /**

@@ -2,7 +2,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } f
 import { counter, histogram, type Db, type Logger } from '@rundown/shared';
 import { disabledReason, disables, nextAttemptDelay, type RetryRules } from '../domain/schedule.js';
 import { signedHeaders } from '../domain/signing.js';
-import type { DeliveriesRepository } from '../repositories/deliveries.js';
+import type { Claimed, DeliveriesRepository, Outcome } from '../repositories/deliveries.js';
 import type { EndpointsRepository } from '../repositories/endpoints.js';
 import type { AttemptJob, ScheduledAttempt } from './queue.js';
 import type { Sender } from './sender.js';
@@ -15,22 +15,9 @@ const settled = counter('rundown.webhooks.deliveries', { description: 'Webhook d
 const attemptSeconds = histogram('rundown.webhooks.attempt.duration', { description: 'One webhook attempt, request to answer', unit: 's', boundaries: LATENCY_BOUNDS });
 const lagSeconds = histogram('rundown.webhooks.lag', { description: 'From the event to the first attempt of its delivery', unit: 's', boundaries: LATENCY_BOUNDS });
 
-/** Attempts one replica makes to each endpoint at once (a slow receiver holds its own slots, no one else's). */
-class Slots {
-  private readonly held = new Map<string, number>();
-  constructor(private readonly perEndpoint: number) {}
-  take(id: string): boolean {
-    const n = this.held.get(id) ?? 0;
-    if (n >= this.perEndpoint) return false;
-    this.held.set(id, n + 1);
-    return true;
-  }
-  release(id: string): void {
-    const n = (this.held.get(id) ?? 1) - 1;
-    if (n <= 0) this.held.delete(id);
-    else this.held.set(id, n);
-  }
-}
+/** Successful attempts are logged together: at most this many per statement, after at most this long. */
+const LOG_BATCH = 200;
+const LOG_DELAY_MS = 10;
 
 function outcomeOf(status: number | undefined, error: string | undefined): string {
   if (!error) return 'delivered';
@@ -40,14 +27,45 @@ function outcomeOf(status: number | undefined, error: string | undefined): strin
   return 'network';
 }
 
+type Ready = Claimed & { forced: boolean };
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
+
 /**
- * One attempt of a delivery: claim it (PostgreSQL: the attempt number and a lease, so each attempt
- * is made once whatever the job queue repeats), sign it, send it, log it, then settle the delivery or
- * place its next attempt on the retry schedule, and disable an endpoint whose attempts have all
- * failed for too long.
+ * The attempts of one replica. Two ways in: the fan-out hands over the first attempts it claimed
+ * with the insert (`dispatch`: made at once, in process), and BullMQ jobs bring every other attempt
+ * (`run`: retries, redeliveries, tests, what the sweep found), each claimed first in PostgreSQL (the
+ * attempt number and a lease: each attempt is made once whatever the queue repeats). Either way an
+ * attempt is signed, sent, logged, and then settles the delivery or places its next attempt on the
+ * retry schedule; an endpoint whose attempts have all failed for too long is disabled.
+ *
+ * Bounds: `concurrency` attempts at once, at most `perEndpoint` to one endpoint (a slow receiver
+ * holds its own slots, no one else's); what waits, waits here (the fan-out's) or in the queue (a job
+ * whose endpoint is busy is put back for a moment, off the worker).
  */
 export class Attempts {
-  private readonly slots: Slots;
+  private readonly held = new Map<string, number>();
+  private readonly waiting = new Map<string, Ready[]>();
+  private waitingCount = 0;
+  private active = 0;
+  private log: (Outcome & { id: string; endpointId: string })[] = [];
+  private batch: Deferred | undefined;
+  private logTimer: NodeJS.Timeout | undefined;
+  private logging: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
@@ -56,78 +74,161 @@ export class Attempts {
     private readonly targets: TargetResolver,
     private readonly sender: Sender,
     private readonly schedule: (jobs: ScheduledAttempt[]) => Promise<void>,
-    private readonly options: RetryRules & { timeoutMs: number; perEndpoint: number },
+    private readonly options: RetryRules & { timeoutMs: number; perEndpoint: number; concurrency: number; maxWaiting: number },
     private readonly logger: Logger,
-  ) {
-    this.slots = new Slots(options.perEndpoint);
+  ) {}
+
+  /** How long an attempt holds its delivery: past it, the sweep hands the delivery out again. */
+  get leaseMs(): number {
+    return this.options.timeoutMs + 5_000;
   }
 
+  /** Whether `n` more first attempts can wait here (else the fan-out leaves them to the queue). */
+  hasRoom(n: number): boolean {
+    return this.waitingCount + n <= this.options.maxWaiting;
+  }
+
+  /** First attempts the fan-out claimed: made as soon as the bounds allow. */
+  dispatch(claimed: readonly Claimed[]): void {
+    for (const c of claimed) {
+      const list = this.waiting.get(c.endpoint_id) ?? [];
+      list.push({ ...c, forced: false });
+      this.waiting.set(c.endpoint_id, list);
+      this.waitingCount++;
+    }
+    this.pump();
+  }
+
+  private take(endpointId: string): boolean {
+    const n = this.held.get(endpointId) ?? 0;
+    if (n >= this.options.perEndpoint) return false;
+    this.held.set(endpointId, n + 1);
+    this.active++;
+    return true;
+  }
+
+  private release(endpointId: string): void {
+    const n = (this.held.get(endpointId) ?? 1) - 1;
+    if (n <= 0) this.held.delete(endpointId);
+    else this.held.set(endpointId, n);
+    this.active--;
+    this.pump();
+  }
+
+  private pump(): void {
+    for (const [endpointId, list] of this.waiting) {
+      while (list.length && this.active < this.options.concurrency && this.take(endpointId)) {
+        const next = list.shift()!;
+        this.waitingCount--;
+        void this.perform(next)
+          .catch((err: Error) => this.logger.warn({ err: err.message, delivery_id: next.id }, 'an attempt failed to settle; the sweep hands it out again'))
+          .finally(() => this.release(endpointId));
+      }
+      if (list.length === 0) this.waiting.delete(endpointId);
+      if (this.active >= this.options.concurrency) return;
+    }
+  }
+
+  /** A BullMQ job: the attempt after `job.n` made. */
   readonly run = async (job: AttemptJob): Promise<void> => {
-    if (!this.slots.take(job.e)) {
-      // The endpoint has its bound of attempts in flight here: this one waits a little, outside the worker.
+    if (this.active >= this.options.concurrency || !this.take(job.e)) {
+      // The endpoint (or the replica) has its bound of attempts in flight: this one waits a little, outside the worker.
       await this.schedule([{ deliveryId: job.d, endpointId: job.e, attempts: job.n, delayMs: 100 + Math.floor(Math.random() * 200), force: job.f, unique: true }]);
       return;
     }
     try {
-      await this.attempt(job);
+      const claimed = await this.deliveries.claim(this.db, job.d, job.n, this.leaseMs);
+      if (!claimed) return;
+      if (!claimed.enabled && !job.f) {
+        await this.deliveries.settle(this.db, claimed.id, 'failed', 'endpoint disabled');
+        settled.add(1, { outcome: 'failed' });
+        return;
+      }
+      await this.perform({ ...claimed, forced: job.f === true });
     } finally {
-      this.slots.release(job.e);
+      this.release(job.e);
     }
   };
 
-  private async attempt(job: AttemptJob): Promise<void> {
-    const claimed = await this.deliveries.claim(this.db, job.d, job.n, this.options.timeoutMs + 5_000);
-    if (!claimed) return;
-    if (!claimed.enabled && !job.f) {
-      await this.deliveries.settle(this.db, claimed.id, 'failed', 'endpoint disabled');
-      settled.add(1, { outcome: 'failed' });
-      return;
-    }
+  private async perform(claimed: Ready): Promise<void> {
     if (claimed.attempts === 1) lagSeconds.record(Math.max(0, Date.now() - claimed.event_at.getTime()) / 1000);
     // The attempt's span is a child of the fan-out's (the event's) span: one trace from the event to every attempt.
     const parent = claimed.trace ? propagation.extract(ROOT_CONTEXT, { traceparent: claimed.trace }) : context.active();
-    await tracer.startActiveSpan(
+    const span = tracer.startSpan(
       'webhook attempt',
       { kind: SpanKind.CLIENT, attributes: { 'webhook.id': claimed.id, 'webhook.endpoint_id': claimed.endpoint_id, 'webhook.attempt': claimed.attempts } },
       parent,
-      async (span) => {
-        try {
-          const at = new Date();
-          const form = this.targets.form(claimed.url);
-          const secrets = claimed.previous_secret ? [claimed.secret, claimed.previous_secret] : [claimed.secret];
-          const result = form.ok
-            ? await this.sender.send(form.value, signedHeaders(claimed.id, at, claimed.body, secrets), claimed.body)
-            : { status: undefined, error: `refused: ${form.reason}`, responseMs: 0 };
-          const outcome = outcomeOf(result.status, result.error);
-          attemptsMade.add(1, { outcome });
-          attemptSeconds.record(result.responseMs / 1000, { outcome });
-          span.setAttributes({ 'webhook.outcome': outcome, ...(result.status !== undefined ? { 'http.response.status_code': result.status } : {}) });
-          if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
-          await this.settle(claimed.id, claimed.endpoint_id, claimed.attempts, at, result, job.f === true);
-        } finally {
-          span.end();
-        }
-      },
     );
+    try {
+      const at = new Date();
+      const form = this.targets.form(claimed.url);
+      const secrets = claimed.previous_secret ? [claimed.secret, claimed.previous_secret] : [claimed.secret];
+      const result = form.ok
+        ? await context.with(trace.setSpan(parent, span), () => this.sender.send(form.value, signedHeaders(claimed.id, at, claimed.body, secrets), claimed.body))
+        : { status: undefined, error: `refused: ${form.reason}`, responseMs: 0 };
+      const outcome = outcomeOf(result.status, result.error);
+      attemptsMade.add(1, { outcome });
+      attemptSeconds.record(result.responseMs / 1000, { outcome });
+      span.setAttributes({ 'webhook.outcome': outcome, ...(result.status !== undefined ? { 'http.response.status_code': result.status } : {}) });
+      if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+      const base = { at, status: result.status ?? null, error: result.error ?? null, responseMs: result.responseMs };
+      if (!result.error) {
+        await this.logged({ ...base, id: claimed.id, endpointId: claimed.endpoint_id, state: 'delivered', nextAttemptAt: null });
+        settled.add(1, { outcome: 'delivered' });
+        return;
+      }
+      await this.failed(claimed, base);
+    } finally {
+      span.end();
+    }
   }
 
-  private async settle(id: string, endpointId: string, attempts: number, at: Date, result: { status: number | undefined; error: string | undefined; responseMs: number }, forced: boolean): Promise<void> {
-    const base = { at, status: result.status ?? null, error: result.error ?? null, responseMs: result.responseMs };
-    if (!result.error) {
-      await this.deliveries.record(this.db, id, { ...base, state: 'delivered', nextAttemptAt: null });
-      await this.endpoints.succeeded(this.db, endpointId);
-      settled.add(1, { outcome: 'delivered' });
-      return;
-    }
-    const delay = nextAttemptDelay(this.options, attempts);
+  /** A successful attempt, logged with the others of the next few ms (one statement); resolves once it is. */
+  private logged(entry: Outcome & { id: string; endpointId: string }): Promise<void> {
+    this.log.push(entry);
+    this.batch ??= deferred();
+    const { promise } = this.batch;
+    if (this.log.length >= LOG_BATCH) this.flush();
+    else this.logTimer ??= setTimeout(() => this.flush(), LOG_DELAY_MS);
+    return promise;
+  }
+
+  private flush(): void {
+    clearTimeout(this.logTimer);
+    this.logTimer = undefined;
+    const entries = this.log;
+    const batch = this.batch;
+    this.log = [];
+    this.batch = undefined;
+    if (!batch) return;
+    // One statement at a time, in order.
+    this.logging = this.logging.then(async () => {
+      try {
+        await this.deliveries.record(this.db, entries);
+        await this.endpoints.succeeded(this.db, [...new Set(entries.map((e) => e.endpointId))]);
+        batch.resolve();
+      } catch (err) {
+        batch.reject(err);
+      }
+    });
+  }
+
+  private async failed(claimed: Ready, base: Omit<Outcome, 'state' | 'nextAttemptAt'>): Promise<void> {
+    const delay = nextAttemptDelay(this.options, claimed.attempts);
     const nextAttemptAt = delay === undefined ? null : new Date(Date.now() + delay);
-    await this.deliveries.record(this.db, id, { ...base, state: nextAttemptAt ? 'pending' : 'failed', nextAttemptAt });
+    await this.deliveries.record(this.db, [{ ...base, id: claimed.id, state: nextAttemptAt ? 'pending' : 'failed', nextAttemptAt }]);
     if (!nextAttemptAt) settled.add(1, { outcome: 'failed' });
-    const failingSince = await this.endpoints.failed(this.db, endpointId);
-    if (!forced && disables(this.options, failingSince, new Date())) {
-      await this.endpoints.disable(this.db, endpointId, disabledReason(this.options));
-      this.logger.warn({ endpoint_id: endpointId }, 'webhook endpoint disabled after sustained failure');
+    const failingSince = await this.endpoints.failed(this.db, claimed.endpoint_id);
+    if (!claimed.forced && disables(this.options, failingSince, new Date())) {
+      await this.endpoints.disable(this.db, claimed.endpoint_id, disabledReason(this.options));
+      this.logger.warn({ endpoint_id: claimed.endpoint_id }, 'webhook endpoint disabled after sustained failure');
     }
-    if (delay !== undefined) await this.schedule([{ deliveryId: id, endpointId, attempts, delayMs: delay }]);
+    if (delay !== undefined) await this.schedule([{ deliveryId: claimed.id, endpointId: claimed.endpoint_id, attempts: claimed.attempts, delayMs: delay }]);
+  }
+
+  /** Logs what is waiting to be logged. */
+  async close(): Promise<void> {
+    this.flush();
+    await this.logging;
   }
 }

@@ -3,8 +3,15 @@ import type { Redis } from 'ioredis';
 import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Logger, type StreamedEvent, type Transact } from '@rundown/shared';
 import type { AttemptScheduler } from '../domain/webhooks.js';
 import { deliveryBody, outgoing, subscribes, type Outgoing } from '../domain/events.js';
-import type { DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
-import type { EndpointsRepository } from '../repositories/endpoints.js';
+import type { Claimed, DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
+import type { EndpointsRepository, Receiver } from '../repositories/endpoints.js';
+
+/** Where the first attempts go when this replica can make them at once (delivery/attempts.ts). */
+export interface FirstAttempts {
+  readonly leaseMs: number;
+  hasRoom(n: number): boolean;
+  dispatch(claimed: readonly Claimed[]): void;
+}
 
 export const CONSUMER_GROUP = 'webhooks';
 const CLAIM_IDLE_MS = 10_000;
@@ -47,6 +54,7 @@ export class FanOut {
     private readonly endpoints: EndpointsRepository,
     private readonly deliveries: DeliveriesRepository,
     private readonly scheduler: AttemptScheduler,
+    private readonly first: FirstAttempts,
     private readonly timing: TimingSource | undefined,
     private readonly consumer: string,
     private readonly logger: Logger,
@@ -132,32 +140,48 @@ export class FanOut {
       try {
         const carrier: Record<string, string> = {};
         propagation.inject(context.active(), carrier);
-        const placed = await this.transact(async (tx) => {
+        const outcome = await this.transact(async (tx) => {
           await this.deliveries.lockRundown(tx, rundownId);
           const stored = await this.deliveries.position(tx, rundownId);
           const made: NewDelivery[] = [];
           let start = stored ? `(${stored}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
           let last: string | undefined;
-          let receivers: Awaited<ReturnType<EndpointsRepository['receiving']>> | undefined;
+          let receivers: Receiver[] | undefined;
           for (;;) {
             const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
             if (raw.length === 0) break;
             const events = raw.map(decodeStreamEntry);
             last = events[events.length - 1]!.id;
             start = `(${last}`;
-            receivers ??= await this.receivers(tx, events[0]!, rundownId);
+            receivers ??= await this.endpoints.receiving(tx, events[0]!.event.team_id, rundownId);
             if (receivers.length === 0) break;
             for (const streamed of events) made.push(...(await this.deliveriesOf(streamed, rundownId, receivers, carrier.traceparent ?? null)));
             if (raw.length < PAGE) break;
           }
           // Nobody receives this rundown's events: nothing to keep (the position is kept only while someone does).
-          if (!receivers?.length || last === undefined) return [];
-          const inserted = await this.deliveries.insert(tx, made);
+          if (!receivers?.length || last === undefined) return { inserted: [], inline: false, made, receivers: [] };
+          // The first attempts are claimed with the insert and made here at once, unless this replica has enough waiting already.
+          const inline = this.first.hasRoom(made.length);
+          const inserted = await this.deliveries.insert(tx, made, inline ? this.first.leaseMs : undefined);
           await this.deliveries.setPosition(tx, rundownId, last);
-          return inserted;
+          return { inserted, inline, made, receivers };
         });
-        span.setAttribute('webhooks.deliveries', placed.length);
-        if (placed.length) await this.scheduler.schedule(placed.map((d) => ({ deliveryId: d.id, endpointId: d.endpoint_id, attempts: 0, delayMs: 0 })));
+        span.setAttribute('webhooks.deliveries', outcome.inserted.length);
+        if (outcome.inserted.length === 0) return;
+        if (!outcome.inline) {
+          await this.scheduler.schedule(outcome.inserted.map((d) => ({ deliveryId: d.id, endpointId: d.endpoint_id, attempts: 0, delayMs: 0 })));
+          return;
+        }
+        const byId = new Map(outcome.made.map((d) => [d.id, d]));
+        const endpoints = new Map(outcome.receivers.map((r) => [r.id, r]));
+        const now = new Date();
+        this.first.dispatch(
+          outcome.inserted.map(({ id, endpoint_id }) => {
+            const d = byId.get(id)!;
+            const e = endpoints.get(endpoint_id)!;
+            return { id, endpoint_id, body: d.body, attempts: 1, event_at: d.event_at, created_at: now, trace: d.trace, url: e.url, enabled: true, secret: e.secret, previous_secret: e.previous_secret };
+          }),
+        );
       } catch (err) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
         throw err;
@@ -168,15 +192,10 @@ export class FanOut {
     });
   }
 
-  private async receivers(tx: Parameters<Parameters<Transact>[0]>[0], first: StreamedEvent, rundownId: string) {
-    const endpoints = await this.endpoints.receiving(tx, first.event.team_id, rundownId);
-    return endpoints;
-  }
-
   private async deliveriesOf(
     streamed: StreamedEvent,
     rundownId: string,
-    receivers: { id: string; events: string[]; rundown_id: string | null; created_at: Date }[],
+    receivers: readonly Receiver[],
     traceparent: string | null,
   ): Promise<NewDelivery[]> {
     const made: Outgoing[] = [];

@@ -87,12 +87,17 @@ export class DeliveriesRepository {
     );
   }
 
-  /** Inserts what is not there yet (an event fanned out again makes nothing twice); answers the new ones. */
-  async insert(db: Db, rows: readonly NewDelivery[]): Promise<{ id: string; endpoint_id: string }[]> {
+  /**
+   * Inserts what is not there yet (an event fanned out again makes nothing twice); answers the new
+   * ones. `leaseMs`: the first attempt is claimed with the insert (attempt 1, held that long), for
+   * the replica that fans out to make it at once; without it the deliveries wait for their job.
+   */
+  async insert(db: Db, rows: readonly NewDelivery[], leaseMs?: number): Promise<{ id: string; endpoint_id: string }[]> {
     if (rows.length === 0) return [];
     return (await db.query(
-      `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, rundown_id, type, body, event_at, trace, next_attempt_at)
-       SELECT *, clock_timestamp() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+      `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, rundown_id, type, body, event_at, trace, next_attempt_at, attempts, lease_until)
+       SELECT v.*, clock_timestamp(), CASE WHEN $9::int IS NULL THEN 0 ELSE 1 END, clock_timestamp() + $9::int * interval '1 millisecond'
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[]) AS v
        ON CONFLICT (endpoint_id, event_id, type) DO NOTHING
        RETURNING id, endpoint_id`,
       [
@@ -104,6 +109,7 @@ export class DeliveriesRepository {
         rows.map((r) => r.body),
         rows.map((r) => r.event_at),
         rows.map((r) => r.trace),
+        leaseMs ?? null,
       ],
     )) as { id: string; endpoint_id: string }[];
   }
@@ -125,14 +131,26 @@ export class DeliveriesRepository {
     return row;
   }
 
-  /** Logs the attempt and settles the delivery (or schedules its next attempt). */
-  async record(db: Db, id: string, outcome: Outcome): Promise<void> {
+  /** Logs the attempts and settles their deliveries (or schedules their next attempts), in one statement. */
+  async record(db: Db, outcomes: readonly (Outcome & { id: string })[]): Promise<void> {
+    if (outcomes.length === 0) return;
     await db.query(
-      `WITH attempt AS (INSERT INTO webhooks.attempts (delivery_id, at, status, error, response_ms) VALUES ($1, $2, $3, $4, $5))
-       UPDATE webhooks.deliveries SET state = $6, last_status = $3, last_error = $4, last_response_ms = $5, next_attempt_at = $7, lease_until = NULL,
-         delivered_at = CASE WHEN $6 = 'delivered' THEN clock_timestamp() ELSE delivered_at END
-       WHERE id = $1`,
-      [id, outcome.at, outcome.status, outcome.error, outcome.responseMs, outcome.state, outcome.nextAttemptAt],
+      `WITH v AS (SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::int[], $6::text[], $7::timestamptz[])
+                  AS v(id, at, status, error, response_ms, state, next_attempt_at)),
+       attempt AS (INSERT INTO webhooks.attempts (delivery_id, at, status, error, response_ms) SELECT id, at, status, error, response_ms FROM v)
+       UPDATE webhooks.deliveries d SET state = v.state, last_status = v.status, last_error = v.error, last_response_ms = v.response_ms,
+         next_attempt_at = v.next_attempt_at, lease_until = NULL,
+         delivered_at = CASE WHEN v.state = 'delivered' THEN clock_timestamp() ELSE d.delivered_at END
+       FROM v WHERE d.id = v.id`,
+      [
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.at),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => o.responseMs),
+        outcomes.map((o) => o.state),
+        outcomes.map((o) => o.nextAttemptAt),
+      ],
     );
   }
 

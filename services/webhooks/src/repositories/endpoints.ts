@@ -17,6 +17,9 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
+/** An endpoint as the fan-out sees it. */
+export type Receiver = Pick<EndpointRow, 'id' | 'events' | 'rundown_id' | 'created_at' | 'url' | 'secret' | 'previous_secret'>;
+
 export interface EndpointChanges {
   url?: string;
   events?: string[];
@@ -100,17 +103,18 @@ export class EndpointsRepository {
     return rows.length > 0;
   }
 
-  /** The team's enabled endpoints that may want events of this rundown. */
-  async receiving(db: Db, teamId: string, rundownId: string): Promise<Pick<EndpointRow, 'id' | 'events' | 'rundown_id' | 'created_at'>[]> {
+  /** The team's enabled endpoints that may want events of this rundown, with what an attempt needs (the secrets that sign now). */
+  async receiving(db: Db, teamId: string, rundownId: string): Promise<Receiver[]> {
     return (await db.query(
-      'SELECT id, events, rundown_id, created_at FROM webhooks.endpoints WHERE team_id = $1 AND enabled AND (rundown_id IS NULL OR rundown_id = $2)',
+      `SELECT id, events, rundown_id, created_at, url, secret, CASE WHEN previous_secret_until > clock_timestamp() THEN previous_secret END AS previous_secret
+       FROM webhooks.endpoints WHERE team_id = $1 AND enabled AND (rundown_id IS NULL OR rundown_id = $2)`,
       [teamId, rundownId],
-    )) as Pick<EndpointRow, 'id' | 'events' | 'rundown_id' | 'created_at'>[];
+    )) as Receiver[];
   }
 
-  /** An attempt succeeded: the failure streak ends. */
-  async succeeded(db: Db, id: string): Promise<void> {
-    await db.query('UPDATE webhooks.endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [id]);
+  /** Attempts to these endpoints succeeded: their failure streaks end. */
+  async succeeded(db: Db, ids: readonly string[]): Promise<void> {
+    if (ids.length) await db.query('UPDATE webhooks.endpoints SET failing_since = NULL WHERE id = ANY($1::text[]) AND failing_since IS NOT NULL', [ids]);
   }
 
   /** An attempt failed: the streak starts now unless it runs already; answers since when it runs. */
