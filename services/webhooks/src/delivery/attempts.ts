@@ -173,7 +173,11 @@ export class Attempts {
       if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
       const base = { at, status: result.status ?? null, error: result.error ?? null, responseMs: result.responseMs };
       if (!result.error) {
-        await this.logged({ ...base, id: claimed.id, endpointId: claimed.endpoint_id, state: 'delivered', nextAttemptAt: null });
+        // Logged with the next batch; the endpoint's slot is free at once. A replica that dies before
+        // the batch commits leaves the delivery leased: the sweep sends it again (same webhook-id).
+        this.logged({ ...base, id: claimed.id, endpointId: claimed.endpoint_id, state: 'delivered', nextAttemptAt: null }).catch((err: Error) =>
+          this.logger.warn({ err: err.message, delivery_id: claimed.id }, 'logging a delivered attempt failed; the sweep sends it again'),
+        );
         settled.add(1, { outcome: 'delivered' });
         return;
       }
