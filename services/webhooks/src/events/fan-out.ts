@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Logger, type StreamedEvent, type Transact } from '@rundown/shared';
 import type { AttemptScheduler } from '../domain/webhooks.js';
@@ -27,6 +27,21 @@ type RawEntries = [Buffer, Buffer[]][];
 export type TimingSource = (rundownId: string, teamId: string) => Promise<Record<string, unknown>>;
 
 const tracer = trace.getTracer('@rundown/webhooks/fan-out');
+/** At most this many links from one fan-out span to the writes of its events. */
+const MAX_LINKS = 32;
+
+/** Links the fan-out's span to the spans of the writes whose events it turns into deliveries (a sampled write's event carries its traceparent). */
+function linkWrites(span: Span, events: readonly StreamedEvent[]): void {
+  const seen = new Set<string>();
+  const links: Link[] = [];
+  for (const { event } of events) {
+    if (!event.traceparent || seen.has(event.traceparent) || links.length >= MAX_LINKS) continue;
+    seen.add(event.traceparent);
+    const origin = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent: event.traceparent }));
+    if (origin) links.push({ context: origin });
+  }
+  if (links.length) span.addLinks(links);
+}
 const fanOutSeconds = histogram('rundown.webhooks.fanout.duration', { description: 'Turning a rundown’s new events into deliveries (one transaction)', unit: 's' });
 
 /**
@@ -156,6 +171,7 @@ export class FanOut {
             receivers ??= await this.endpoints.receiving(tx, events[0]!.event.team_id, rundownId);
             if (receivers.length === 0) break;
             for (const streamed of events) made.push(...(await this.deliveriesOf(streamed, rundownId, receivers, carrier.traceparent ?? null)));
+            linkWrites(span, events);
             if (raw.length < PAGE) break;
           }
           // Nobody receives this rundown's events: nothing to keep (the position is kept only while someone does).
