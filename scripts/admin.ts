@@ -20,6 +20,11 @@ const usage = `Usage: npm run admin -- <command> [arguments] [options]
   tokens rotate <team_id>          every token of the team issued before now is rejected
   v0-token <team_id>               issue the team's v0 token (the previous one stops working)
   cues lock|unlock <rundown_id> <cue_id>   set or clear the cue's prevent_edits (the v1 API cannot)
+  webhooks list <team_id>                  the team's webhook endpoints
+  webhooks deliveries <webhook_id> [--state pending|delivered|failed] [--cursor C]
+                                   the endpoint's deliveries, newest first
+  webhooks delivery <webhook_id> <delivery_id>   one delivery with the log of its attempts
+  webhooks redeliver <webhook_id> <delivery_id>  attempt it again now (same webhook-id)
 
 Environment: ADMIN_URL (default http://127.0.0.1:8081/admin), ADMIN_SECRET (default: from DATA_DIR/secrets.json).
 Prints the answer's data as JSON; on an error prints the problem document and exits 1.`;
@@ -37,6 +42,8 @@ const { values, positionals } = parseArgs({
     environment: { type: 'string' },
     type: { type: 'string' },
     private: { type: 'boolean' },
+    state: { type: 'string' },
+    cursor: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -139,6 +146,20 @@ switch (`${group} ${group === 'v0-token' ? '' : (action ?? '')}`.trim()) {
     break;
   case 'v0-token':
     await send('POST', `/teams/${need(action, '<team_id>')}/v0-token`);
+    break;
+  case 'webhooks list':
+    await send('GET', `/teams/${need(arg, '<team_id>')}/webhooks`);
+    break;
+  case 'webhooks deliveries': {
+    const query = new URLSearchParams(defined({ state: values.state, cursor: values.cursor }) as Record<string, string>).toString();
+    await send('GET', `/webhooks/${need(arg, '<webhook_id>')}/deliveries${query ? `?${query}` : ''}`);
+    break;
+  }
+  case 'webhooks delivery':
+    await send('GET', `/webhooks/${need(arg, '<webhook_id>')}/deliveries/${need(second, '<delivery_id>')}`);
+    break;
+  case 'webhooks redeliver':
+    await send('POST', `/webhooks/${need(arg, '<webhook_id>')}/deliveries/${need(second, '<delivery_id>')}:redeliver`);
     break;
   default:
     fail(`unknown command: ${positionals.join(' ')}`);

@@ -16,7 +16,8 @@ import { CellServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells
 import { CreateRundownRequest, RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerAdminServiceService, RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import { RundownAdminServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown_admin';
-import { createRundown, createTeam, system } from '../support/client.js';
+import { WebhookAdminServiceService, WebhookServiceService } from '@rundown/shared/proto/rundown/webhooks/v1/webhooks';
+import { createRundown, createTeam, system, v1 } from '../support/client.js';
 
 interface MethodDef {
   path: string;
@@ -36,6 +37,7 @@ interface Probe {
 interface Resources {
   teamId: string;
   rundownId: string;
+  webhookId: string;
 }
 
 /**
@@ -65,6 +67,11 @@ const probes: Record<Probed, Probe> = {
     request: (r) => ({ rundown_id: r.rundownId }),
     admin: [RunnerAdminServiceService as unknown as Record<string, MethodDef>],
   },
+  webhooks: {
+    method: WebhookServiceService.getEndpoint as MethodDef,
+    request: (r) => ({ webhook_id: r.webhookId }),
+    admin: [WebhookAdminServiceService as unknown as Record<string, MethodDef>],
+  },
 };
 
 /** A raw call, so the test sees the gRPC status itself (the shared client maps it to the catalogue). */
@@ -92,12 +99,13 @@ const adminAddress = (name: string) => system().launcher.addresses[adminAddressV
 beforeAll(async () => {
   keys = ContextKeys.parse(system().launcher.internal_context_keys);
   const [a, b] = await Promise.all([createTeam(), createTeam()]);
-  const [ra, rb] = await Promise.all([
-    createRundown(await a.token(), { title: 'trust A' }),
-    createRundown(await b.token(), { title: 'trust B' }),
-  ]);
-  owner = { teamId: a.id, rundownId: ra.id as string };
-  other = { teamId: b.id, rundownId: rb.id as string };
+  const [ta, tb] = await Promise.all([a.token(), b.token()]);
+  const [ra, rb] = await Promise.all([createRundown(ta, { title: 'trust A' }), createRundown(tb, { title: 'trust B' })]);
+  // A webhook endpoint of each team (a local default lets one point at loopback).
+  const webhook = (token: string) => v1('POST', '/webhooks', { token, body: { url: 'http://127.0.0.1:9/trust', events: ['cue'] } });
+  const [wa, wb] = await Promise.all([webhook(ta), webhook(tb)]);
+  owner = { teamId: a.id, rundownId: ra.id as string, webhookId: wa.body.data.id as string };
+  other = { teamId: b.id, rundownId: rb.id as string, webhookId: wb.body.data.id as string };
 });
 
 describe.each(SERVICES.filter((s): s is Extract<(typeof SERVICES)[number], { name: Probed }> => s.name in probes).map((s) => [s.name, s] as const))('internal trust: the %s service', (name) => {

@@ -8,6 +8,7 @@ import { call } from '../support/client.js';
 import { connected, v0Socket } from '../support/sockets.js';
 import { createDatabase, isolatedRedis, startInfra, type TestInfra } from '../support/infra.js';
 import { exportedSpans, type ExportedSpan, type OtlpSpan } from '../support/otlp.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** A metric as the services push it over OTLP (the names only). */
 interface ExportedMetric {
@@ -142,6 +143,35 @@ describe('traces', () => {
 });
 
 /** A new team's OWNER token, minted on the admin listener. */
+describe('the trace of a webhook', () => {
+  it('links the write, the fan-out of its event and each attempt', async () => {
+    const { ready } = system;
+    const token = await ownerToken('traced webhooks');
+    const receiver = await WebhookReceiver.start();
+    try {
+      receiver.answer('/traced', 500, 204);
+      const hook = await call(`${ready.base_url}/webhooks`, 'POST', { token, body: { url: receiver.url('/traced'), events: ['cue'] } });
+      expect(hook.status, hook.text).toBe(201);
+      const rundown = await call(`${ready.base_url}/rundowns`, 'POST', { token, body: { title: 'Traced webhook' } });
+      const traceId = 'c1b2c3d4e5f60718293a4b5c6d7e8f96';
+      const created = await call(`${ready.base_url}/rundowns/${rundown.body.data.id}/cues`, 'POST', { token, body: { title: 'A' }, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+      expect(created.status).toBe(201);
+      await receiver.until(() => receiver.at('/traced').length >= 2, 15_000, 'the attempt and its retry');
+      // The fan-out's span links to the write's trace; both attempts are its children (one trace from the event to every attempt).
+      const fanOut = await eventually(() => spans.find((s) => s.service === 'webhooks' && s.name === 'webhooks fan-out' && s.links?.some((l) => l.traceId.toLowerCase() === traceId)));
+      expect(fanOut, JSON.stringify(spans.filter((s) => s.service === 'webhooks').map((s) => s.name))).toBeDefined();
+      const attempts = await eventually(() => {
+        const found = spans.filter((s) => s.name === 'webhook attempt' && s.traceId === fanOut!.traceId && s.parentSpanId === fanOut!.spanId);
+        return found.length >= 2 ? found : undefined;
+      });
+      expect(attempts?.map((a) => attribute(a, 'webhook.attempt')).sort()).toEqual([1, 2]);
+      expect(attempts?.map((a) => attribute(a, 'http.response.status_code')).sort()).toEqual([204, 500]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 async function ownerToken(name: string): Promise<string> {
   const { ready } = system;
   const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name, plan: 'paid' } });

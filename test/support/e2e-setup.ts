@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { freePorts, startSystem, type LauncherReady } from '../../scripts/launcher/child.js';
 import { createDatabase, isolatedRedis, startInfra } from './infra.js';
 import { freeClusterPorts, startCluster, type ClusterHarness } from './redis-harness.js';
+import { startWebhookDns } from './webhook-dns.js';
 
 export interface SystemUnderTest {
   baseUrl: string;
@@ -58,6 +59,7 @@ export async function startE2eSystem(project: TestProject, redis: 'standalone' |
     redisEnv = { REDIS_URL: redisUrl };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'rundown-e2e-'));
+  const webhookDns = await startWebhookDns();
   const system = await startSystem({
     env: {
       ...(await freePorts()),
@@ -71,6 +73,12 @@ export async function startE2eSystem(project: TestProject, redis: 'standalone' |
       // The realtime service's process-wide serverTime tick (30 s by default) stays out of the tests'
       // event sequences, which it fell among now and then; v0-socket's tick test runs a replica of its own.
       SERVER_TIME_INTERVAL_MS: '600000',
+      // Webhooks: receivers' names resolved by the tests' DNS (names that resolve to loopback, or are
+      // re-pointed to it), and retries and the disable within a test's patience.
+      WEBHOOKS_DNS_SERVERS: webhookDns.address,
+      WEBHOOKS_RETRY_SCHEDULE_MS: '300,600,1200,2400',
+      WEBHOOKS_DISABLE_AFTER_MS: '3000',
+      WEBHOOKS_SWEEP_MS: '1000',
     },
     verbose: Boolean(process.env.E2E_VERBOSE),
   });
@@ -97,6 +105,7 @@ export async function startE2eSystem(project: TestProject, redis: 'standalone' |
   });
   return async () => {
     await system.stop();
+    await webhookDns.close();
     await database.drop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
     await cluster?.stop();

@@ -25,6 +25,10 @@ export const limits = {
   columnsPerRundown: 50,
   mentionsPerRundown: 100,
   textVariablesPerRundown: 100,
+  /** Webhook endpoints per team (§11). */
+  webhooksPerTeam: 20,
+  webhookDescriptionChars: 500,
+  webhookUrlChars: 2_048,
   cellContentChars: 100_000,
   idempotencyKeyChars: 256,
   /** The longest id a client may send (every id we issue is shorter; a client-chosen cue id is at most this). */

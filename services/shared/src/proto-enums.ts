@@ -3,6 +3,7 @@ import { ColumnType } from './generated/rundown/rundown/v1/columns.js';
 import { CueType, SkippedBy } from './generated/rundown/rundown/v1/cues.js';
 import { RundownStatus, TodDisplayFormat } from './generated/rundown/rundown/v1/rundown.js';
 import { CueTimingState, Phase, PlayEnd } from './generated/rundown/runner/v1/runner.js';
+import { DeliveryState } from './generated/rundown/webhooks/v1/webhooks.js';
 import type { PlanName } from './limits.js';
 import type { RoleName } from './roles.js';
 
@@ -83,4 +84,10 @@ export const playEndNames = enumNames({
   scheduled: PlayEnd.PLAY_END_SCHEDULED,
   end: PlayEnd.PLAY_END_END,
   reset: PlayEnd.PLAY_END_RESET,
+});
+
+export const deliveryStateNames = enumNames({
+  pending: DeliveryState.DELIVERY_STATE_PENDING,
+  delivered: DeliveryState.DELIVERY_STATE_DELIVERED,
+  failed: DeliveryState.DELIVERY_STATE_FAILED,
 });

@@ -69,6 +69,14 @@ export const SERVICES = [
     settings: ['REDIS_URL', 'V0_TOKEN_SECRET'],
     color: 'blue',
   },
+  {
+    name: 'webhooks',
+    grpcPort: 50056,
+    adminGrpcPort: 50156,
+    migrations: true,
+    settings: ['DATABASE_URL', 'REDIS_URL', 'CURSOR_SECRET'],
+    color: 'cyan',
+  },
 ] as const satisfies readonly ServiceRow[];
 
 export type ServiceName = (typeof SERVICES)[number]['name'];

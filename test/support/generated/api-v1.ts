@@ -789,6 +789,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team’s webhook endpoints (never their secrets)
+         * @description Needs the OWNER role.
+         */
+        get: operations["getWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint; the answer holds its signing secret (shown only here and on rotation)
+         * @description Needs the OWNER role.
+         */
+        post: operations["postWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Needs the OWNER role.
+         */
+        get: operations["getWebhooksWebhookId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint (its deliveries go with it)
+         * @description Needs the OWNER role.
+         */
+        delete: operations["deleteWebhooksWebhookId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint (enabling it again resumes with new events)
+         * @description Needs the OWNER role.
+         */
+        patch: operations["patchWebhooksWebhookId"];
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/secret:rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret: the previous one still signs, beside the new one, for 24 h
+         * @description Needs the OWNER role.
+         */
+        post: operations["postWebhooksWebhookIdSecretRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one webhook.test event to the endpoint
+         * @description Needs the OWNER role.
+         */
+        post: operations["postWebhooksWebhookIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint’s deliveries, newest first
+         * @description Needs the OWNER role.
+         */
+        get: operations["getWebhooksWebhookIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery with the log of its attempts (extension)
+         * @description Needs the OWNER role.
+         */
+        get: operations["getWebhooksWebhookIdDeliveriesDeliveryId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}:redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt a delivery again now, with the same webhook-id
+         * @description Needs the OWNER role.
+         */
+        post: operations["postWebhooksWebhookIdDeliveriesDeliveryIdRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -821,7 +973,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "bad_request" | "not_found" | "forbidden" | "method_not_allowed" | "unsupported_media_type" | "internal" | "internal.unhandled" | "request.malformed" | "request.headers_too_large" | "request.timeout" | "request.expectation_failed" | "service_unavailable" | "auth.token_missing" | "auth.malformed_authorization" | "auth.invalid_token" | "auth.token_expired" | "auth.token_revoked" | "auth.revocation_check_unavailable" | "auth.query_token_not_allowed" | "rate_limit.exceeded" | "payload.too_large" | "bulk.too_many_items" | "plan.limit_exceeded" | "idempotency.invalid_key" | "idempotency.in_flight" | "idempotency.key_mismatch" | "idempotency.cache_corrupt" | "cursor.invalid" | "rundowns.not_found" | "rundowns.invalid_payload" | "rundowns.empty_patch" | "cues.not_found" | "cues.invalid_payload" | "cues.empty_patch" | "cues.too_many" | "cues.invalid_position" | "cues.position_target_not_found" | "cues.invalid_cue_type" | "cues.invalid_type_conversion" | "cues.group_not_empty" | "cues.invalid_reorder" | "cues.prevent_edits" | "columns.not_found" | "columns.invalid_payload" | "columns.empty_patch" | "columns.invalid_position" | "columns.invalid_reorder" | "columns.too_many" | "cells.invalid_payload" | "cells.invalid_query" | "cells.invalid_cue_type" | "cells.duplicate_coordinate" | "cells.unsupported_column_type" | "cells.prevent_edits" | "mentions.not_found" | "mentions.invalid_payload" | "mentions.empty_patch" | "mentions.duplicate_id" | "mentions.name_conflict" | "mentions.too_many" | "text_variables.not_found" | "text_variables.invalid_payload" | "text_variables.duplicate_key" | "text_variables.key_exists" | "text_variables.too_many" | "runner.not_running" | "runner.ended_cannot_start" | "runner.no_next_cue" | "runner.no_previous_cue" | "runner.no_playable_cue" | "messages.invalid_payload" | "messages.empty_patch";
+            code: "bad_request" | "not_found" | "forbidden" | "method_not_allowed" | "unsupported_media_type" | "internal" | "internal.unhandled" | "request.malformed" | "request.headers_too_large" | "request.timeout" | "request.expectation_failed" | "service_unavailable" | "auth.token_missing" | "auth.malformed_authorization" | "auth.invalid_token" | "auth.token_expired" | "auth.token_revoked" | "auth.revocation_check_unavailable" | "auth.query_token_not_allowed" | "rate_limit.exceeded" | "payload.too_large" | "bulk.too_many_items" | "plan.limit_exceeded" | "idempotency.invalid_key" | "idempotency.in_flight" | "idempotency.key_mismatch" | "idempotency.cache_corrupt" | "cursor.invalid" | "rundowns.not_found" | "rundowns.invalid_payload" | "rundowns.empty_patch" | "cues.not_found" | "cues.invalid_payload" | "cues.empty_patch" | "cues.too_many" | "cues.invalid_position" | "cues.position_target_not_found" | "cues.invalid_cue_type" | "cues.invalid_type_conversion" | "cues.group_not_empty" | "cues.invalid_reorder" | "cues.prevent_edits" | "columns.not_found" | "columns.invalid_payload" | "columns.empty_patch" | "columns.invalid_position" | "columns.invalid_reorder" | "columns.too_many" | "cells.invalid_payload" | "cells.invalid_query" | "cells.invalid_cue_type" | "cells.duplicate_coordinate" | "cells.unsupported_column_type" | "cells.prevent_edits" | "mentions.not_found" | "mentions.invalid_payload" | "mentions.empty_patch" | "mentions.duplicate_id" | "mentions.name_conflict" | "mentions.too_many" | "text_variables.not_found" | "text_variables.invalid_payload" | "text_variables.duplicate_key" | "text_variables.key_exists" | "text_variables.too_many" | "runner.not_running" | "runner.ended_cannot_start" | "runner.no_next_cue" | "runner.no_previous_cue" | "runner.no_playable_cue" | "webhooks.not_found" | "webhooks.delivery_not_found" | "webhooks.invalid_payload" | "webhooks.invalid_url" | "webhooks.empty_patch" | "messages.invalid_payload" | "messages.empty_patch";
             /** @description Human-readable cause and corrective action; wording may change. */
             detail: string;
             /** @description Request path */
@@ -14744,6 +14896,2475 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            items: {
+                                id: string;
+                                url: string;
+                                events: string[];
+                                rundown_id: string | null;
+                                description: string;
+                                enabled: boolean;
+                                disabled_reason: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            next_cursor: null;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write idempotent for 24 hours, per team. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    events: ("rundown" | "cue" | "column" | "cell" | "mention" | "text_variable" | "output_message" | "status" | "timing" | "*")[];
+                    rundown_id?: string | null;
+                    description?: string;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Address of the created resource */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            rundown_id: string | null;
+                            description: string;
+                            enabled: boolean;
+                            disabled_reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description `whsec_` + base64 of 32 random bytes; answered only here and on rotation */
+                            secret: string;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`idempotency.invalid_key`](https://rundown.example/docs/api-v1/errors#idempotency.invalid_key): An Idempotency-Key is at most 256 characters.
+             *     - [`webhooks.invalid_payload`](https://rundown.example/docs/api-v1/errors#webhooks.invalid_payload): The webhook endpoint body is invalid.
+             *     - [`webhooks.invalid_url`](https://rundown.example/docs/api-v1/errors#webhooks.invalid_url): The URL is not a target deliveries may go to: https only, and no loopback, private, link-local or other internal address.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "idempotency.invalid_key" | "webhooks.invalid_payload" | "webhooks.invalid_url";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - [`idempotency.in_flight`](https://rundown.example/docs/api-v1/errors#idempotency.in_flight): A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large. Codes:
+             *     - [`payload.too_large`](https://rundown.example/docs/api-v1/errors#payload.too_large): The payload is too large.
+             */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - [`unsupported_media_type`](https://rundown.example/docs/api-v1/errors#unsupported_media_type): Send the body as application/json.
+             */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity. Codes:
+             *     - [`idempotency.key_mismatch`](https://rundown.example/docs/api-v1/errors#idempotency.key_mismatch): This Idempotency-Key was used with a different method, path or body.
+             *     - [`plan.limit_exceeded`](https://rundown.example/docs/api-v1/errors#plan.limit_exceeded): The operation would exceed a quota of the team’s plan.
+             */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.key_mismatch" | "plan.limit_exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`idempotency.cache_corrupt`](https://rundown.example/docs/api-v1/errors#idempotency.cache_corrupt): The cached response for this Idempotency-Key cannot be decoded.
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.cache_corrupt" | "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getWebhooksWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            rundown_id: string | null;
+                            description: string;
+                            enabled: boolean;
+                            disabled_reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhooksWebhookId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write idempotent for 24 hours, per team. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`idempotency.invalid_key`](https://rundown.example/docs/api-v1/errors#idempotency.invalid_key): An Idempotency-Key is at most 256 characters.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "idempotency.invalid_key";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - [`idempotency.in_flight`](https://rundown.example/docs/api-v1/errors#idempotency.in_flight): A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large. Codes:
+             *     - [`payload.too_large`](https://rundown.example/docs/api-v1/errors#payload.too_large): The payload is too large.
+             */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - [`unsupported_media_type`](https://rundown.example/docs/api-v1/errors#unsupported_media_type): Send the body as application/json.
+             */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity. Codes:
+             *     - [`idempotency.key_mismatch`](https://rundown.example/docs/api-v1/errors#idempotency.key_mismatch): This Idempotency-Key was used with a different method, path or body.
+             */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.key_mismatch";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`idempotency.cache_corrupt`](https://rundown.example/docs/api-v1/errors#idempotency.cache_corrupt): The cached response for this Idempotency-Key cannot be decoded.
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.cache_corrupt" | "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    patchWebhooksWebhookId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write idempotent for 24 hours, per team. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    events?: ("rundown" | "cue" | "column" | "cell" | "mention" | "text_variable" | "output_message" | "status" | "timing" | "*")[];
+                    rundown_id?: string | null;
+                    description?: string | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            rundown_id: string | null;
+                            description: string;
+                            enabled: boolean;
+                            disabled_reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`idempotency.invalid_key`](https://rundown.example/docs/api-v1/errors#idempotency.invalid_key): An Idempotency-Key is at most 256 characters.
+             *     - [`webhooks.invalid_payload`](https://rundown.example/docs/api-v1/errors#webhooks.invalid_payload): The webhook endpoint body is invalid.
+             *     - [`webhooks.invalid_url`](https://rundown.example/docs/api-v1/errors#webhooks.invalid_url): The URL is not a target deliveries may go to: https only, and no loopback, private, link-local or other internal address.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "idempotency.invalid_key" | "webhooks.invalid_payload" | "webhooks.invalid_url";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - [`idempotency.in_flight`](https://rundown.example/docs/api-v1/errors#idempotency.in_flight): A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large. Codes:
+             *     - [`payload.too_large`](https://rundown.example/docs/api-v1/errors#payload.too_large): The payload is too large.
+             */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - [`unsupported_media_type`](https://rundown.example/docs/api-v1/errors#unsupported_media_type): Send the body as application/json.
+             */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity. Codes:
+             *     - [`idempotency.key_mismatch`](https://rundown.example/docs/api-v1/errors#idempotency.key_mismatch): This Idempotency-Key was used with a different method, path or body.
+             *     - [`webhooks.empty_patch`](https://rundown.example/docs/api-v1/errors#webhooks.empty_patch): Send at least one of url, events, rundown_id, description, enabled.
+             */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.key_mismatch" | "webhooks.empty_patch";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`idempotency.cache_corrupt`](https://rundown.example/docs/api-v1/errors#idempotency.cache_corrupt): The cached response for this Idempotency-Key cannot be decoded.
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.cache_corrupt" | "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postWebhooksWebhookIdSecretRotate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write idempotent for 24 hours, per team. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            secret: string;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`idempotency.invalid_key`](https://rundown.example/docs/api-v1/errors#idempotency.invalid_key): An Idempotency-Key is at most 256 characters.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "idempotency.invalid_key";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - [`idempotency.in_flight`](https://rundown.example/docs/api-v1/errors#idempotency.in_flight): A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large. Codes:
+             *     - [`payload.too_large`](https://rundown.example/docs/api-v1/errors#payload.too_large): The payload is too large.
+             */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - [`unsupported_media_type`](https://rundown.example/docs/api-v1/errors#unsupported_media_type): Send the body as application/json.
+             */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity. Codes:
+             *     - [`idempotency.key_mismatch`](https://rundown.example/docs/api-v1/errors#idempotency.key_mismatch): This Idempotency-Key was used with a different method, path or body.
+             */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.key_mismatch";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`idempotency.cache_corrupt`](https://rundown.example/docs/api-v1/errors#idempotency.cache_corrupt): The cached response for this Idempotency-Key cannot be decoded.
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.cache_corrupt" | "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postWebhooksWebhookIdTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write idempotent for 24 hours, per team. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted; done in the background */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            delivery_id: string;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`idempotency.invalid_key`](https://rundown.example/docs/api-v1/errors#idempotency.invalid_key): An Idempotency-Key is at most 256 characters.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "idempotency.invalid_key";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - [`idempotency.in_flight`](https://rundown.example/docs/api-v1/errors#idempotency.in_flight): A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large. Codes:
+             *     - [`payload.too_large`](https://rundown.example/docs/api-v1/errors#payload.too_large): The payload is too large.
+             */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - [`unsupported_media_type`](https://rundown.example/docs/api-v1/errors#unsupported_media_type): Send the body as application/json.
+             */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity. Codes:
+             *     - [`idempotency.key_mismatch`](https://rundown.example/docs/api-v1/errors#idempotency.key_mismatch): This Idempotency-Key was used with a different method, path or body.
+             */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.key_mismatch";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`idempotency.cache_corrupt`](https://rundown.example/docs/api-v1/errors#idempotency.cache_corrupt): The cached response for this Idempotency-Key cannot be decoded.
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.cache_corrupt" | "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getWebhooksWebhookIdDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                state?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            items: {
+                                /** @description The `webhook-id` header, the same on every attempt */
+                                id: string;
+                                event_id: string;
+                                type: string;
+                                /** @enum {string} */
+                                state: "pending" | "delivered" | "failed";
+                                attempts: number;
+                                last_status: number | null;
+                                last_error: string | null;
+                                last_response_ms: number | null;
+                                next_attempt_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                delivered_at: string | null;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`cursor.invalid`](https://rundown.example/docs/api-v1/errors#cursor.invalid): The cursor was not issued by this API or was altered.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "cursor.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getWebhooksWebhookIdDeliveriesDeliveryId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            /** @description The `webhook-id` header, the same on every attempt */
+                            id: string;
+                            event_id: string;
+                            type: string;
+                            /** @enum {string} */
+                            state: "pending" | "delivered" | "failed";
+                            attempts: number;
+                            last_status: number | null;
+                            last_error: string | null;
+                            last_response_ms: number | null;
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            delivered_at: string | null;
+                            attempt_log: {
+                                /** Format: date-time */
+                                at: string;
+                                status: number | null;
+                                error: string | null;
+                                response_ms: number;
+                            }[];
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.delivery_not_found`](https://rundown.example/docs/api-v1/errors#webhooks.delivery_not_found): No delivery with this id for the webhook endpoint.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.delivery_not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "internal.unhandled";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - [`service_unavailable`](https://rundown.example/docs/api-v1/errors#service_unavailable): A part of the service is unavailable right now.
+             */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postWebhooksWebhookIdDeliveriesDeliveryIdRedeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write idempotent for 24 hours, per team. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhook_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted; done in the background */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @constant */
+                        message: "OK";
+                        data: {
+                            delivery_id: string;
+                        };
+                        included?: {
+                            [key: string]: unknown;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - [`bad_request`](https://rundown.example/docs/api-v1/errors#bad_request): The request failed validation.
+             *     - [`idempotency.invalid_key`](https://rundown.example/docs/api-v1/errors#idempotency.invalid_key): An Idempotency-Key is at most 256 characters.
+             */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "idempotency.invalid_key";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - [`auth.invalid_token`](https://rundown.example/docs/api-v1/errors#auth.invalid_token): The token is not a valid v1 token for this environment.
+             *     - [`auth.malformed_authorization`](https://rundown.example/docs/api-v1/errors#auth.malformed_authorization): The Authorization header must be "Bearer <token>" with a non-empty token.
+             *     - [`auth.query_token_not_allowed`](https://rundown.example/docs/api-v1/errors#auth.query_token_not_allowed): A ?token= query is accepted only on the control surface; send the Authorization header.
+             *     - [`auth.revocation_check_unavailable`](https://rundown.example/docs/api-v1/errors#auth.revocation_check_unavailable): The token could not be checked against revocations right now.
+             *     - [`auth.token_expired`](https://rundown.example/docs/api-v1/errors#auth.token_expired): The token has expired; mint a new one.
+             *     - [`auth.token_missing`](https://rundown.example/docs/api-v1/errors#auth.token_missing): Send the token as "Authorization: Bearer <token>".
+             *     - [`auth.token_revoked`](https://rundown.example/docs/api-v1/errors#auth.token_revoked): The token was revoked or its team’s tokens were rotated.
+             */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "auth.invalid_token" | "auth.malformed_authorization" | "auth.query_token_not_allowed" | "auth.revocation_check_unavailable" | "auth.token_expired" | "auth.token_missing" | "auth.token_revoked";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - [`forbidden`](https://rundown.example/docs/api-v1/errors#forbidden): The token’s role does not allow this operation.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`not_found`](https://rundown.example/docs/api-v1/errors#not_found): No resource exists at this address.
+             *     - [`webhooks.delivery_not_found`](https://rundown.example/docs/api-v1/errors#webhooks.delivery_not_found): No delivery with this id for the webhook endpoint.
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "webhooks.delivery_not_found" | "webhooks.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - [`idempotency.in_flight`](https://rundown.example/docs/api-v1/errors#idempotency.in_flight): A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large. Codes:
+             *     - [`payload.too_large`](https://rundown.example/docs/api-v1/errors#payload.too_large): The payload is too large.
+             */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - [`unsupported_media_type`](https://rundown.example/docs/api-v1/errors#unsupported_media_type): Send the body as application/json.
+             */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity. Codes:
+             *     - [`idempotency.key_mismatch`](https://rundown.example/docs/api-v1/errors#idempotency.key_mismatch): This Idempotency-Key was used with a different method, path or body.
+             */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.key_mismatch";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large. Codes:
+             *     - [`request.headers_too_large`](https://rundown.example/docs/api-v1/errors#request.headers_too_large): The request line and headers together are too large.
+             */
+            431: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "request.headers_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - [`idempotency.cache_corrupt`](https://rundown.example/docs/api-v1/errors#idempotency.cache_corrupt): The cached response for this Idempotency-Key cannot be decoded.
+             *     - [`internal.unhandled`](https://rundown.example/docs/api-v1/errors#internal.unhandled): The server failed unexpectedly.
+             */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency.cache_corrupt" | "internal.unhandled";
                     };
                 };
             };

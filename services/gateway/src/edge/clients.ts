@@ -11,6 +11,7 @@ import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/
 import { RunnerAdminServiceService, RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import { RundownAdminServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown_admin';
 import { TextVariableServiceService } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
+import { WebhookAdminServiceService, WebhookServiceService } from '@rundown/shared/proto/rundown/webhooks/v1/webhooks';
 import type { GatewayConfig } from '../config.js';
 
 /**
@@ -33,6 +34,7 @@ export interface Clients {
   withCells: PromiseClient<typeof CoordinateServiceService>;
   cells: PromiseClient<typeof CellServiceService>;
   runner: PromiseClient<typeof RunnerServiceService>;
+  webhooks: PromiseClient<typeof WebhookServiceService>;
 }
 
 /** The admin services; only the admin listener holds these. */
@@ -40,6 +42,7 @@ export interface AdminClients {
   auth: PromiseClient<typeof AuthAdminServiceService>;
   rundown: PromiseClient<typeof RundownAdminServiceService>;
   runner: PromiseClient<typeof RunnerAdminServiceService>;
+  webhooks: PromiseClient<typeof WebhookAdminServiceService>;
 }
 
 export function createClients(config: GatewayConfig): Clients {
@@ -60,6 +63,7 @@ export function createClients(config: GatewayConfig): Clients {
     withCells: createClient(CoordinateServiceService, config.RUNDOWN_ADDR, { ...edge, channelOptions: { 'grpc.max_receive_message_length': limits.exportMessageBytes } }),
     cells: createClient(CellServiceService, config.CELLS_ADDR, edge),
     runner: createClient(RunnerServiceService, config.RUNNER_ADDR, edge),
+    webhooks: createClient(WebhookServiceService, config.WEBHOOKS_ADDR, edge),
   };
 }
 
@@ -69,6 +73,7 @@ export function createAdminClients(config: GatewayConfig): AdminClients {
     auth: createClient(AuthAdminServiceService, config.AUTH_ADMIN_ADDR, admin),
     rundown: createClient(RundownAdminServiceService, config.RUNDOWN_ADMIN_ADDR, admin),
     runner: createClient(RunnerAdminServiceService, config.RUNNER_ADMIN_ADDR, admin),
+    webhooks: createClient(WebhookAdminServiceService, config.WEBHOOKS_ADMIN_ADDR, admin),
   };
 }
 

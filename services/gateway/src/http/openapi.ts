@@ -203,8 +203,9 @@ function operation(route: RouteDef | (typeof staticV1Routes)[number], urls: Publ
   } else {
     const headers: Schema = rateLimitHeaderRefs(false);
     if (r.successStatus === 201) headers.Location = { description: 'Address of the created resource', schema: { type: 'string', format: 'uri' } };
-    responses[r.successStatus === 201 ? '201' : '200'] = {
-      description: r.successStatus === 201 ? 'Created' : 'OK',
+    const descriptions: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted; done in the background' };
+    responses[String(r.successStatus ?? 200)] = {
+      description: descriptions[r.successStatus ?? 200]!,
       headers,
       content: { 'application/json': { schema: envelope(r.response ? jsonSchema(r.response, 'output') : {}) } },
     };

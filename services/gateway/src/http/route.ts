@@ -76,7 +76,8 @@ export interface RouteDef<B = unknown, Q = unknown> {
   queryError?: ErrorCode;
   /** Response `data` schema, for the OpenAPI document. */
   response?: z.ZodType;
-  successStatus?: 200 | 201 | 204;
+  /** 202: accepted, done in the background (a webhook test or redelivery). */
+  successStatus?: 200 | 201 | 202 | 204;
   /** Another representation of the 200 answer, chosen by `Accept` (for the OpenAPI document): its media type and what it holds. */
   alternative?: { mediaType: 'text/csv'; description: string };
   /** A streaming answer instead of the JSON envelope (for the OpenAPI document): its media type and what it carries. */
@@ -102,9 +103,16 @@ export function expressPath(path: string): string {
   return path.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
 }
 
-/** `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues::bulk` (find-my-way's syntax: a literal colon is doubled). */
+/**
+ * `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues::bulk` (find-my-way's syntax: a literal colon is
+ * doubled). A parameter followed by a literal (`{delivery_id}:redeliver`) ends at the colon: it becomes
+ * `:delivery_id(^[^:]+)::redeliver`, find-my-way's parameter with a pattern and a static suffix.
+ */
 export function findMyWayPath(path: string): string {
-  return path.replace(/:/g, '::').replace(/\{(\w+)\}/g, ':$1');
+  return path
+    .replace(/:/g, '::')
+    .replace(/\{(\w+)\}(?=::)/g, ':$1(^[^:]+)')
+    .replace(/\{(\w+)\}/g, ':$1');
 }
 
 /** `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues:bulk`: the template metrics and spans name a route by. */

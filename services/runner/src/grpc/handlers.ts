@@ -140,7 +140,7 @@ export function runnerHandlers(runner: RunnerService<unknown>): ServiceBinding {
         })),
       }),
     },
-    { edge: 'all' },
+    { edge: 'all', services: { webhooks: ['getTiming'] } },
   );
 }
 

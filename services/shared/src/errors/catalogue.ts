@@ -238,6 +238,21 @@ const entries = {
   'runner.no_previous_cue': { status: 409, detail: 'The active cue is the first playable cue.' },
   'runner.no_playable_cue': { status: 409, detail: 'The rundown has no cue of type "cue" to start with.' },
 
+  // Webhooks
+  'webhooks.not_found': { status: 404, detail: 'No webhook endpoint with this id in the team.', details: ['webhook_id'] },
+  'webhooks.delivery_not_found': {
+    status: 404,
+    detail: 'No delivery with this id for the webhook endpoint.',
+    details: ['webhook_id', 'delivery_id'],
+  },
+  'webhooks.invalid_payload': { status: 400, detail: 'The webhook endpoint body is invalid.', details: ['issues'] },
+  'webhooks.invalid_url': {
+    status: 400,
+    detail: 'The URL is not a target deliveries may go to: https only, and no loopback, private, link-local or other internal address.',
+    details: ['url', 'reason'],
+  },
+  'webhooks.empty_patch': { status: 422, detail: 'Send at least one of url, events, rundown_id, description, enabled.' },
+
   // Output message
   'messages.invalid_payload': { status: 400, detail: 'The output message body is invalid.', details: ['issues'] },
   'messages.empty_patch': { status: 422, detail: 'Send at least one of text, visible, color, bold, underline.' },

@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Link } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { RedisClient, Replication } from '../redis.js';
 import pg from 'pg';
@@ -84,6 +84,13 @@ function currentTraceparent(): string | null {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier.traceparent ?? null;
+}
+
+/** The active span's traceparent when its trace is sampled (else undefined: nothing to link to). */
+function sampledTraceparent(): string | undefined {
+  const span = trace.getSpanContext(context.active());
+  if (!span || (span.traceFlags & TraceFlags.SAMPLED) === 0) return undefined;
+  return currentTraceparent() ?? undefined;
 }
 
 /** Links from the relay's span to the spans that wrote the rows (distinct, capped). */
@@ -251,7 +258,9 @@ export class Outbox {
   }
 
   private encode(events: Event[]): Buffer[] {
-    return events.map((e) => encodeEvent({ ...e, source: this.source }));
+    // The write's trace rides with its events when it is sampled, so consumers (webhooks) can link to it.
+    const traceparent = sampledTraceparent();
+    return events.map((e) => encodeEvent({ ...e, source: this.source, ...(traceparent ? { traceparent } : {}) }));
   }
 
   private statement(events: Event[], encoded: Buffer[], first = 1, onlyIf?: string): SqlStatement {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
+import { columnTypeNames, deliveryStateNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { AdminClients, Clients } from '../../edge/clients.js';
 import { columnJson, orderChanged } from '../v1/columns.js';
@@ -8,6 +8,8 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { cueJson, iso } from '../v1/records.js';
 import { actReply } from '../v1/runner.js';
 import { statusRecord } from '../v1/schemas/runner.js';
+import { deliveriesQuery, deliveryRecord, deliveryWithAttempts, webhookRecord } from '../v1/schemas/webhooks.js';
+import { deliveryJson, deliveryWithAttemptsJson, webhookJson } from '../v1/webhooks.js';
 
 export function teamJson(t: Team) {
   return {
@@ -229,6 +231,60 @@ export function adminRoutes(clients: Clients, admin: AdminClients): RouteDef[] {
       errors: ['rundowns.not_found'],
       response: statusRecord,
       handler: async ({ params, caller }) => actReply(params.id!, await admin.runner.reset({ rundown_id: params.id! }, caller)),
+    }),
+    // Support for webhooks (npm run admin -- webhooks ...): any team's endpoints, their deliveries, a redelivery.
+    defineRoute({
+      method: 'get',
+      path: '/teams/{team_id}/webhooks',
+      summary: 'The team’s webhook endpoints',
+      tag: 'Admin',
+      auth: 'bearer',
+      response: z.object({ items: z.array(webhookRecord), next_cursor: z.null() }),
+      handler: async ({ params, caller }) => ({ data: { items: (await admin.webhooks.listEndpoints({ team_id: params.team_id! }, caller)).items.map(webhookJson), next_cursor: null } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks/{webhook_id}/deliveries',
+      summary: 'A webhook endpoint’s deliveries, newest first',
+      tag: 'Admin',
+      auth: 'bearer',
+      query: deliveriesQuery,
+      errors: ['webhooks.not_found', 'cursor.invalid'],
+      response: z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() }),
+      handler: async ({ params, query, caller }) => {
+        const page = await admin.webhooks.listDeliveries(
+          { webhook_id: params.webhook_id!, state: query.state ? deliveryStateNames.toProto(query.state) : 0, limit: query.limit ?? 0, cursor: query.cursor ?? '' },
+          caller,
+        );
+        return { data: { items: page.items.map(deliveryJson), next_cursor: page.next_cursor ?? null } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks/{webhook_id}/deliveries/{delivery_id}',
+      summary: 'One delivery with the log of its attempts',
+      tag: 'Admin',
+      auth: 'bearer',
+      errors: ['webhooks.not_found', 'webhooks.delivery_not_found'],
+      response: deliveryWithAttempts,
+      handler: async ({ params, caller }) => ({
+        data: deliveryWithAttemptsJson(await admin.webhooks.getDelivery({ webhook_id: params.webhook_id!, delivery_id: params.delivery_id! }, caller)),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/{webhook_id}/deliveries/{delivery_id}:redeliver',
+      summary: 'Attempt a delivery again now, with the same webhook-id',
+      tag: 'Admin',
+      auth: 'bearer',
+      bodyOptional: true,
+      successStatus: 202,
+      errors: ['webhooks.not_found', 'webhooks.delivery_not_found'],
+      response: z.object({ delivery_id: z.string() }),
+      handler: async ({ params, caller }) => {
+        await admin.webhooks.redeliver({ webhook_id: params.webhook_id!, delivery_id: params.delivery_id! }, caller);
+        return { data: { delivery_id: params.delivery_id! } };
+      },
     }),
   ];
 }

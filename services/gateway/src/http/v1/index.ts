@@ -16,6 +16,7 @@ import { runnerRoutes } from './runner.js';
 import { textVariableRoutes } from './text-variables.js';
 import { timingRoutes } from './timing.js';
 import { transferRoutes } from './transfer.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every v1 route, in one table: the router, the 405 matcher and the OpenAPI document read it. */
 export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: RunnerStatusReader, live: LiveEvents, records?: RundownRecordReader): RouteDef[] {
@@ -32,5 +33,6 @@ export function v1Routes(clients: Clients, urls: PublicUrls, runnerStatus: Runne
     ...runnerRoutes(clients, runnerStatus),
     ...timingRoutes(clients),
     ...eventRoutes(live),
+    ...webhookRoutes(clients, urls),
   ];
 }

@@ -197,9 +197,14 @@ describe('buildRouter over the real route tables', () => {
         // Each parameter takes a plain value and every literal segment any template has at that place.
         const candidates = (segments: string[], i = 0): string[][] => {
           if (i === segments.length) return [[]];
-          const here = segments[i]!.startsWith(':')
-            ? ['x', ...new Set(templates.map((t) => t[i]).filter((s): s is string => s !== undefined && !s.startsWith(':') && s !== ''))]
-            : [segments[i]!];
+          const segment = segments[i]!;
+          // A parameter with a literal suffix (`:delivery_id\\:redeliver`) takes a value and keeps the suffix.
+          const suffix = segment.startsWith(':') && segment.includes('\\:') ? segment.slice(segment.indexOf('\\:')) : undefined;
+          const here = suffix
+            ? [`x${suffix}`]
+            : segment.startsWith(':')
+              ? ['x', ...new Set(templates.map((t) => t[i]).filter((s): s is string => s !== undefined && !s.startsWith(':') && s !== ''))]
+              : [segment];
           return here.flatMap((value) => candidates(segments, i + 1).map((rest) => [value, ...rest]));
         };
         const matchers = routes.map((r) => ({ method: r.method.toUpperCase(), test: match(expressPath(r.path), { decode: false, sensitive: true }) }));

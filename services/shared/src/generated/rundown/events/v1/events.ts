@@ -77,6 +77,8 @@ export interface Event {
     | undefined;
   /** The service whose outbox committed it ("rundown", "cells", "runner"). */
   source: string;
+  /** The W3C traceparent of the write, when its trace is sampled (consumers link their spans to it). */
+  traceparent?: string | undefined;
   payload:
     | { $case: "rundown"; value: RundownEvent }
     | { $case: "cue"; value: CueEvent }
@@ -187,7 +189,16 @@ export interface RunnerStatus {
 }
 
 function createBaseEvent(): Event {
-  return { event_id: "", rundown_id: "", team_id: "", kind: 0, occurred_at: undefined, source: "", payload: undefined };
+  return {
+    event_id: "",
+    rundown_id: "",
+    team_id: "",
+    kind: 0,
+    occurred_at: undefined,
+    source: "",
+    traceparent: undefined,
+    payload: undefined,
+  };
 }
 
 export const Event: MessageFns<Event> = {
@@ -209,6 +220,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.source !== "") {
       writer.uint32(50).string(message.source);
+    }
+    if (message.traceparent !== undefined) {
+      writer.uint32(58).string(message.traceparent);
     }
     switch (message.payload?.$case) {
       case "rundown":
@@ -298,6 +312,14 @@ export const Event: MessageFns<Event> = {
             }
 
             message.source = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.traceparent = reader.string();
             continue;
           }
           case 10: {

@@ -1,0 +1,246 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
+import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Logger, type RedisClient, type StreamedEvent, type Transact } from '@rundown/shared';
+import type { AttemptScheduler } from '../domain/webhooks.js';
+import { deliveryBody, outgoing, subscribes, type Outgoing } from '../domain/events.js';
+import type { Claimed, DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
+import type { EndpointsRepository, Receiver } from '../repositories/endpoints.js';
+
+/** Where the first attempts go when this replica can make them at once (delivery/attempts.ts). */
+export interface FirstAttempts {
+  readonly leaseMs: number;
+  hasRoom(n: number): boolean;
+  dispatch(claimed: readonly Claimed[]): void;
+}
+
+export const CONSUMER_GROUP = 'webhooks';
+const CLAIM_IDLE_MS = 10_000;
+/** Stream entries read per step of a rundown's fan-out. */
+const PAGE = 500;
+/** A rundown seen for the first time is read from this long before its first index entry (an index entry's id can be a little later than its events'). */
+const FIRST_SIGHT_MARGIN_MS = 5_000;
+
+type Entries = [string, string[]][];
+type RawEntries = [Buffer, Buffer[]][];
+
+/** The timing object of a rundown now (for `timing.changed`). */
+export type TimingSource = (rundownId: string, teamId: string) => Promise<Record<string, unknown>>;
+
+const tracer = trace.getTracer('@rundown/webhooks/fan-out');
+/** At most this many links from one fan-out span to the writes of its events. */
+const MAX_LINKS = 32;
+
+/** Links the fan-out's span to the spans of the writes whose events it turns into deliveries (a sampled write's event carries its traceparent). */
+function linkWrites(span: Span, events: readonly StreamedEvent[]): void {
+  const seen = new Set<string>();
+  const links: Link[] = [];
+  for (const { event } of events) {
+    if (!event.traceparent || seen.has(event.traceparent) || links.length >= MAX_LINKS) continue;
+    seen.add(event.traceparent);
+    const origin = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent: event.traceparent }));
+    if (origin) links.push({ context: origin });
+  }
+  if (links.length) span.addLinks(links);
+}
+const fanOutSeconds = histogram('rundown.webhooks.fanout.duration', { description: 'Turning a rundown’s new events into deliveries (one transaction)', unit: 's' });
+
+/**
+ * Turns relayed events into deliveries, once across replicas. Every replica reads the event index
+ * (`events:index`) in one consumer group, as the realtime service does for v0: each entry ("rundown
+ * R has news up to here") goes to one replica, which then, under R's advisory lock, reads R's stream
+ * after the position stored for R, inserts one delivery per (enabled, subscribed) endpoint and event,
+ * and moves the position, in one PostgreSQL transaction; only then are the attempts' jobs placed and
+ * the entry acknowledged. A crash anywhere repeats work that finds nothing new (the position, and the
+ * deliveries' unique key), never loses it: an entry not acknowledged is read again by its consumer
+ * or claimed by another after 10 s, and a delivery whose job was never placed is found by the sweep.
+ * An endpoint receives the events that occurred after it was created.
+ */
+export class FanOut {
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private claimTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    /** A connection of its own: XREADGROUP blocks. */
+    private readonly reader: RedisClient,
+    /** Commands that do not block (the streams' reads, the claim). */
+    private readonly redis: RedisClient,
+    private readonly transact: Transact,
+    private readonly endpoints: EndpointsRepository,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly scheduler: AttemptScheduler,
+    private readonly first: FirstAttempts,
+    private readonly timing: TimingSource | undefined,
+    private readonly consumer: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.createGroup();
+    this.loop = this.run();
+    this.claimTimer = setInterval(() => void this.claimAbandoned(), CLAIM_IDLE_MS / 2);
+  }
+
+  private async createGroup(): Promise<void> {
+    try {
+      await this.redis.xgroup('CREATE', eventKeys.index, CONSUMER_GROUP, '$', 'MKSTREAM');
+    } catch (err) {
+      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
+    }
+  }
+
+  private async run(): Promise<void> {
+    // First what this consumer had pending (a restart with the same name), then new entries.
+    let cursor = '0';
+    while (!this.stopped) {
+      try {
+        const reply = (await this.reader.xreadgroup('GROUP', CONSUMER_GROUP, this.consumer, 'COUNT', 200, 'BLOCK', 2_000, 'STREAMS', eventKeys.index, cursor)) as
+          | [string, Entries][]
+          | null;
+        const entries = reply?.[0]?.[1] ?? [];
+        if (cursor === '0' && entries.length === 0) cursor = '>';
+        if (entries.length) await this.handle(entries);
+      } catch (err) {
+        if (this.stopped) break;
+        // A Redis restarted empty has lost the group: make it again (and read what follows).
+        if (String((err as Error).message).includes('NOGROUP')) await this.createGroup().catch(() => undefined);
+        this.logger.warn({ err: (err as Error).message }, 'reading the event index failed; retrying');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
+  private async handle(entries: Entries): Promise<void> {
+    const rundownOf = (fields: string[]) => fields[fields.indexOf('r') + 1] ?? '';
+    const firstMs = new Map<string, number>();
+    for (const [id, fields] of entries) {
+      const rundown = rundownOf(fields);
+      const ms = Number(id.split('-')[0]);
+      if (!(firstMs.get(rundown)! <= ms)) firstMs.set(rundown, ms);
+    }
+    const failed = new Set<string>();
+    await Promise.all(
+      [...firstMs].map(([rundown, ms]) =>
+        this.advance(rundown, ms).catch((err: Error) => {
+          failed.add(rundown);
+          this.logger.warn({ err: err.message, rundown_id: rundown }, 'events not turned into deliveries yet; retried when claimed');
+        }),
+      ),
+    );
+    // A failed rundown's entries stay pending: the claim hands them out again.
+    const done = entries.filter(([, fields]) => !failed.has(rundownOf(fields))).map(([id]) => id);
+    if (done.length) {
+      await this.redis.xack(eventKeys.index, CONSUMER_GROUP, ...done).catch((err: Error) => this.logger.warn({ err: err.message }, 'acknowledging index entries failed; they are claimed again'));
+    }
+  }
+
+  private async claimAbandoned(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const [, claimed] = (await this.redis.xautoclaim(eventKeys.index, CONSUMER_GROUP, this.consumer, CLAIM_IDLE_MS, '0-0', 'COUNT', 200)) as [string, Entries];
+      const live = claimed.filter((e) => Array.isArray(e[1]));
+      if (live.length) {
+        this.logger.info({ entries: live.length }, 'took over event index entries another replica left pending');
+        await this.handle(live);
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'claiming abandoned index entries failed');
+    }
+  }
+
+  /** Fans out every event of the rundown after its stored position (first sight: from shortly before `firstMs`). */
+  async advance(rundownId: string, firstMs: number): Promise<void> {
+    await tracer.startActiveSpan('webhooks fan-out', { kind: SpanKind.CONSUMER, attributes: { 'rundown.id': rundownId } }, async (span) => {
+      const started = performance.now();
+      try {
+        const carrier: Record<string, string> = {};
+        propagation.inject(context.active(), carrier);
+        const outcome = await this.transact(async (tx) => {
+          await this.deliveries.lockRundown(tx, rundownId);
+          const stored = await this.deliveries.position(tx, rundownId);
+          const made: NewDelivery[] = [];
+          let start = stored ? `(${stored}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
+          let last: string | undefined;
+          let receivers: Receiver[] | undefined;
+          for (;;) {
+            const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
+            if (raw.length === 0) break;
+            const events = raw.map(decodeStreamEntry);
+            last = events[events.length - 1]!.id;
+            start = `(${last}`;
+            receivers ??= await this.endpoints.receiving(tx, events[0]!.event.team_id, rundownId);
+            if (receivers.length === 0) break;
+            for (const streamed of events) made.push(...(await this.deliveriesOf(streamed, rundownId, receivers, carrier.traceparent ?? null)));
+            linkWrites(span, events);
+            if (raw.length < PAGE) break;
+          }
+          // Nobody receives this rundown's events: nothing to keep (the position is kept only while someone does).
+          if (!receivers?.length || last === undefined) return { inserted: [], inline: false, made, receivers: [] };
+          // The first attempts are claimed with the insert and made here at once, unless this replica has enough waiting already.
+          const inline = this.first.hasRoom(made.length);
+          const inserted = await this.deliveries.insert(tx, made, inline ? this.first.leaseMs : undefined);
+          await this.deliveries.setPosition(tx, rundownId, last);
+          return { inserted, inline, made, receivers };
+        });
+        span.setAttribute('webhooks.deliveries', outcome.inserted.length);
+        if (outcome.inserted.length === 0) return;
+        if (!outcome.inline) {
+          await this.scheduler.schedule(outcome.inserted.map((d) => ({ deliveryId: d.id, endpointId: d.endpoint_id, attempts: 0, delayMs: 0 })));
+          return;
+        }
+        const byId = new Map(outcome.made.map((d) => [d.id, d]));
+        const endpoints = new Map(outcome.receivers.map((r) => [r.id, r]));
+        const now = new Date();
+        this.first.dispatch(
+          outcome.inserted.map(({ id, endpoint_id }) => {
+            const d = byId.get(id)!;
+            const e = endpoints.get(endpoint_id)!;
+            return { id, endpoint_id, body: d.body, attempts: 1, event_at: d.event_at, created_at: now, trace: d.trace, url: e.url, enabled: true, secret: e.secret, previous_secret: e.previous_secret };
+          }),
+        );
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+        throw err;
+      } finally {
+        fanOutSeconds.record((performance.now() - started) / 1000);
+        span.end();
+      }
+    });
+  }
+
+  private async deliveriesOf(
+    streamed: StreamedEvent,
+    rundownId: string,
+    receivers: readonly Receiver[],
+    traceparent: string | null,
+  ): Promise<NewDelivery[]> {
+    const made: Outgoing[] = [];
+    const base = outgoing(streamed.event);
+    if (base) made.push(base);
+    const at = streamed.event.occurred_at ?? new Date(Number(streamed.id.split('-')[0]));
+    const eligible = receivers.filter((r) => r.created_at.getTime() <= at.getTime());
+    if (base?.name === 'status' && this.timing && eligible.some((r) => subscribes(r, 'timing', rundownId))) {
+      // A rundown removed since has no timing to send: the status goes alone.
+      const timing = await this.timing(rundownId, streamed.event.team_id).catch((err: unknown) => {
+        if (isAppError(err) && err.status === 404) return undefined;
+        throw err;
+      });
+      if (timing) made.push({ name: 'timing', type: 'timing.changed', data: timing });
+    }
+    const rows: NewDelivery[] = [];
+    for (const out of made) {
+      const body = deliveryBody(out.type, at, rundownId, streamed.id, out.data);
+      for (const r of eligible) {
+        if (!subscribes(r, out.name, rundownId)) continue;
+        rows.push({ id: newId('msg'), endpoint_id: r.id, event_id: streamed.id, rundown_id: rundownId, type: out.type, body, event_at: at, trace: traceparent });
+      }
+    }
+    return rows;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.claimTimer);
+    this.reader.disconnect();
+    await this.loop?.catch(() => undefined);
+  }
+}
