@@ -1,11 +1,11 @@
 import { AppError, limits, newId, type Db } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
-import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
 import type { Emit, Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import type { FactVersions } from './fact-versions.js';
 import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
+import type { ColumnRow, RundownRow } from './model.js';
 
 /** `rundown.changed` with the new public order, when a write moved it. */
 const orderEffect = (rundownId: string, changed: boolean, layout: Layout): SideEffect[] =>

@@ -2,15 +2,13 @@ import { AppError, limits, looksLikeId, type CallerContext } from '@rundown/shar
 import type { Transactions } from './transactions.js';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CoordinatesRepository } from '../repositories/coordinates.js';
-import type { MentionRow } from '../repositories/mentions.js';
-import type { ColumnRow } from '../repositories/rundowns.js';
-import type { TextVariableRow } from '../repositories/text-variables.js';
 import type { ExtrasRepositories } from './rundowns.js';
-import { defaultOutputMessage, type OutputMessageRecord } from './output-message.js';
+import { defaultOutputMessage } from './output-message.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CellsPort, SnapshotCell } from './cells-port.js';
-import { CueDraft, type CueRecord } from './cue-draft.js';
-import { scopeOf, type RundownRecord, type RundownsService } from './rundowns.js';
+import { CueDraft } from './cue-draft.js';
+import type { RundownsService } from './rundowns.js';
+import { type MentionRow, type ColumnRow, type TextVariableRow, type OutputMessageRecord, type CueRecord, scopeOf, type RundownRecord } from './model.js';
 
 export interface Coordinates {
   cues: { id: string; type: string; prevent_edits: boolean }[];

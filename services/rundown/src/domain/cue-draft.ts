@@ -1,29 +1,8 @@
 import { AppError, limits, newId } from '@rundown/shared';
-import type { CueTreeNode } from '../repositories/rundowns.js';
-import { CueTree, playableDurationMs, skippedBy, type CueType, type Position, type ReorderItem } from './cue-tree.js';
+import { CueTree, playableDurationMs, skippedBy, type Position, type ReorderItem } from './cue-tree.js';
+import type { CueTreeNode, CueType } from './model.js';
+import type { CueRecord, CueRow } from './model.js';
 
-/** A cue as stored. */
-export interface CueRow {
-  id: string;
-  type: CueType;
-  title: string;
-  subtitle: string;
-  duration_ms: number;
-  background_color: string | null;
-  start_time: number | null;
-  prevent_edits: boolean;
-  skip: boolean;
-  auto_advance: boolean;
-  scheduled: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-/** A cue as clients read it (docs/api-decisions.md#records): the row plus where it sits and whether it plays. */
-export interface CueRecord extends CueRow {
-  parent_id: string | null;
-  skipped_by: 'self' | 'group' | null;
-}
 
 /** The writable fields; absent means "leave as is" (or the default, on create). */
 export interface CueFields {

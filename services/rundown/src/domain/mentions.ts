@@ -1,8 +1,9 @@
 import { AppError, checkBulkSize, limits, looksLikeId, newId } from '@rundown/shared';
-import type { MentionRow, MentionsRepository, MentionValues } from '../repositories/mentions.js';
+import type { MentionsRepository } from '../repositories/mentions.js';
 import type { Reach, RundownAccess } from './access.js';
 import { duplicatesBy } from './duplicates.js';
 import { only, type WriteResult } from './side-effects.js';
+import type { MentionRow, MentionValues } from './model.js';
 
 /** Fields of a create, PATCH or bulk item; absent ones keep their value (or default, on create). */
 export interface MentionFields {

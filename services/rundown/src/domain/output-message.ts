@@ -1,12 +1,10 @@
-import type { OutputMessageRow, OutputMessagesRepository, OutputMessageValues } from '../repositories/output-messages.js';
+import type { OutputMessagesRepository } from '../repositories/output-messages.js';
 import { AppError } from '@rundown/shared';
 import type { Reach, RundownAccess } from './access.js';
 import type { WriteResult } from './side-effects.js';
+import type { OutputMessageRow, OutputMessageValues } from './model.js';
+import type { OutputMessageRecord } from './model.js';
 
-export interface OutputMessageRecord extends OutputMessageValues {
-  /** null until the message is first written. */
-  updated_at: Date | null;
-}
 
 /** What a rundown's message reads as before anyone wrote it. */
 export const defaultOutputMessage: OutputMessageValues = { text: '', visible: false, color: '#ffffff', bold: false, underline: false };

@@ -1,8 +1,7 @@
 import { AppError, limits, looksLikeId, type Issue } from '@rundown/shared';
-import type { MentionValues } from '../repositories/mentions.js';
-import type { OutputMessageValues } from '../repositories/output-messages.js';
 import type { TextVariableInput } from './text-variables.js';
 import { duplicatesBy } from './duplicates.js';
+import type { MentionValues, OutputMessageValues } from './model.js';
 
 /**
  * What a rundown create may bring besides its columns and cues (an import does): mentions (with the

@@ -1,7 +1,7 @@
 import { AppError, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
-import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
+import type { RundownsRepository } from '../repositories/rundowns.js';
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
 import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
@@ -14,26 +14,9 @@ import { checkExtras, type RundownExtras } from './rundown-extras.js';
 import type { MentionsRepository } from '../repositories/mentions.js';
 import type { OutputMessagesRepository } from '../repositories/output-messages.js';
 import type { TextVariablesRepository } from '../repositories/text-variables.js';
-import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
+import { defaultSettings, mergeSettings, settingsPatchIssues, type SettingsPatch } from './settings.js';
+import { defaultStatus, rundownStatuses, scopeOf, toRecord, type RundownRecord, type RundownRow, type RundownStatus, type Scope } from './model.js';
 
-/** docs/api-decisions.md#records: any status may follow any other; a new rundown is a draft unless told otherwise. */
-export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
-export type RundownStatus = (typeof rundownStatuses)[number];
-export const defaultStatus: RundownStatus = 'draft';
-
-export interface RundownRecord {
-  id: string;
-  title: string;
-  timezone: string | null;
-  start_time: number | null;
-  end_time: number | null;
-  status: RundownStatus;
-  settings: Settings;
-  cue_order: CueTreeNode[];
-  column_order: string[];
-  created_at: string;
-  updated_at: string;
-}
 
 export interface CreateRundownInput {
   title: string;
@@ -83,16 +66,6 @@ export interface UpdateRundownInput {
   settings?: SettingsPatch;
 }
 
-/** Who may see what: a team sees its rundowns; a rundown-scoped token sees only its rundown. */
-export interface Scope {
-  teamId: string;
-  rundownId: string | undefined;
-}
-
-export function scopeOf(ctx: CallerContext): Scope {
-  if (!ctx.teamId) throw new AppError('rundowns.not_found');
-  return { teamId: ctx.teamId, rundownId: ctx.tokenRundownId };
-}
 
 export class RundownsService {
   constructor(
@@ -333,18 +306,3 @@ function asRundownPayload<T>(work: () => T): T {
   }
 }
 
-export function toRecord(row: RundownRow): RundownRecord {
-  return {
-    id: row.id,
-    title: row.title,
-    timezone: row.timezone,
-    start_time: row.start_time,
-    end_time: row.start_time === null ? null : row.start_time + row.playable_duration_ms,
-    status: row.status,
-    settings: row.settings,
-    cue_order: row.cue_tree,
-    column_order: row.public_column_ids,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}

@@ -1,13 +1,5 @@
 import { AppError, limits, type Issue } from '@rundown/shared';
-
-/** Rundown settings (docs/api-decisions.md#records): their shape, defaults, limits and the PATCH merge are the domain's. */
-export interface Settings {
-  cue_numbering: { start_from: number; prefix: string; padding: number };
-  tod_display_format: TodDisplayFormat | null;
-}
-
-export const todDisplayFormats = ['12h', '24h'] as const;
-export type TodDisplayFormat = (typeof todDisplayFormats)[number];
+import { type Settings, type TodDisplayFormat, todDisplayFormats } from './model.js';
 
 /**
  * An RFC 7396 merge patch of the settings: an absent member keeps its value, `null` resets it to

@@ -1,8 +1,9 @@
 import { AppError, checkBulkSize, limits } from '@rundown/shared';
-import type { TextVariableRow, TextVariablesRepository } from '../repositories/text-variables.js';
+import type { TextVariablesRepository } from '../repositories/text-variables.js';
 import type { Reach, RundownAccess } from './access.js';
 import { duplicatesBy } from './duplicates.js';
 import { only, type WriteResult } from './side-effects.js';
+import type { TextVariableRow } from './model.js';
 
 export interface TextVariableInput {
   key: string;
