@@ -13,6 +13,7 @@ export * from './errors/app-error.js';
 export * from './errors/bounded.js';
 export * from './errors/unavailable.js';
 export * from './grpc/context.js';
+export * from './visibility.js';
 export * from './grpc/trust.js';
 export * from './grpc/errors.js';
 export * from './grpc/server.js';

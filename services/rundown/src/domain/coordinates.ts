@@ -1,4 +1,4 @@
-import { AppError, limits, looksLikeId, type CallerContext } from '@rundown/shared';
+import { AppError, couldSee, limits, looksLikeId, type CallerContext } from '@rundown/shared';
 import type { Transactions } from './transactions.js';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CoordinatesRepository } from '../repositories/coordinates.js';
@@ -52,7 +52,7 @@ export class CoordinatesService {
 
   async describe(ctx: CallerContext, rundownId: string, query: CoordinatesQuery): Promise<Coordinates> {
     const scope = scopeOf(ctx);
-    const found = looksLikeId(rundownId) && !(scope.rundownId && scope.rundownId !== rundownId);
+    const found = looksLikeId(rundownId) && couldSee(scope, rundownId);
     const row = found
       ? await this.coordinates.find(
           this.transactions.db,

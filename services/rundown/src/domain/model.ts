@@ -131,15 +131,18 @@ export interface RundownRecord {
   updated_at: string;
 }
 
-/** Who may see what: a team sees its rundowns; a rundown-scoped token sees only its rundown. */
+/**
+ * A caller's reach: its team, and the one rundown a rundown-scoped token is limited to. Who may see
+ * a rundown is the shared `canSee`; this service applies its team half in its queries.
+ */
 export interface Scope {
   teamId: string;
-  rundownId: string | undefined;
+  tokenRundownId: string | undefined;
 }
 
 export function scopeOf(ctx: CallerContext): Scope {
   if (!ctx.teamId) throw new AppError('rundowns.not_found');
-  return { teamId: ctx.teamId, rundownId: ctx.tokenRundownId };
+  return { teamId: ctx.teamId, tokenRundownId: ctx.tokenRundownId };
 }
 
 export function toRecord(row: RundownRow): RundownRecord {

@@ -1,4 +1,4 @@
-import { AppError, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
+import { AppError, couldSee, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { RundownsRepository } from '../repositories/rundowns.js';
@@ -83,7 +83,7 @@ export class RundownsService {
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
     const scope = scopeOf(ctx);
-    if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
+    if (scope.tokenRundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
     // The cap first: 20,000 columns are too many, whatever their names (not 19,999 duplicates).
     if (input.columns.length > limits.columnsPerRundown) {
       throw new AppError('columns.too_many', {
@@ -198,7 +198,7 @@ export class RundownsService {
 
   async list(ctx: CallerContext, limit: number, cursor: string | undefined): Promise<{ items: RundownRecord[]; next_cursor: string | null }> {
     const scope = scopeOf(ctx);
-    const cursorScope = `rundowns:${scope.teamId}:${scope.rundownId ?? '*'}`;
+    const cursorScope = `rundowns:${scope.teamId}:${scope.tokenRundownId ?? '*'}`;
     let after: { created_key: string; id: string } | undefined;
     if (cursor) {
       const position = this.cursors.decode(cursorScope, cursor);
@@ -208,7 +208,7 @@ export class RundownsService {
       after = { created_key: position.t, id: position.i };
     }
     // One extra row tells whether another page exists without a count query.
-    const rows = await this.repo.page(this.transactions.db, scope.teamId, limit + 1, after, scope.rundownId);
+    const rows = await this.repo.page(this.transactions.db, scope.teamId, limit + 1, after, scope.tokenRundownId);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -219,7 +219,7 @@ export class RundownsService {
 
   async delete(ctx: CallerContext, id: string): Promise<WriteResult<null>> {
     const scope = scopeOf(ctx);
-    if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
+    if (!looksLikeId(id) || !couldSee(scope, id)) throw new AppError('rundowns.not_found');
     await this.transactions.run(async (tx) => {
       if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
@@ -237,7 +237,7 @@ export class RundownsService {
    */
   async findVisible(scope: Scope | 'admin', id: string, tx?: Db, forUpdate = false): Promise<RundownRow> {
     const db = tx ?? this.transactions.db;
-    if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
+    if (!looksLikeId(id) || (scope !== 'admin' && !couldSee(scope, id))) throw new AppError('rundowns.not_found');
     const row = await this.repo.find(db, scope === 'admin' ? undefined : scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;
