@@ -24,6 +24,7 @@ export * from './cursor.js';
 export * from './outbox/index.js';
 export * from './services.js';
 export * from './runner-status.js';
+export * from './countdown.js';
 export * from './v0/index.js';
 export { httpRouteOf, setHttpRoute, timedWithoutSpan } from './telemetry-handle.js';
 export { traceHeaders, traceHttpServer } from './http-server-span.js';

@@ -1,5 +1,5 @@
 import { type ActResponse, type SideEffect as SideEffectMessage, type Status } from '@rundown/shared/proto/rundown/runner/v1/runner';
-import { runnerPhaseNames, type StoredRunnerStatus } from '@rundown/shared';
+import { countdownParts, remainingMs, runnerPhaseNames, type StoredRunnerStatus } from '@rundown/shared';
 import type { Principal } from '../../edge/authenticator.js';
 import type { Clients } from '../../edge/clients.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
@@ -45,23 +45,11 @@ export function statusJson(s: Status, serverTime = s.server_time): StatusJson {
   };
 }
 
-/**
- * The countdown of the active cue (docs/api-decisions.md#runner): remaining = started_at + duration_ms - (paused_at ??
- * now); its parts are whole seconds rounded up, `+` when over time; formatted "04:59", "+00:12",
- * "1:02:03" (whole days fold into the hours).
- */
+/** The countdown of the active cue (docs/api-decisions.md#runner); the arithmetic is the shared `countdown.ts`. */
 export function countdownJson(status: StatusJson) {
   const a = status.active_cue;
   if (!a) return { state: status.state, server_time: status.server_time, active_cue: null };
-  const remainingMs = a.started_at + a.duration_ms - (a.paused_at ?? status.server_time);
-  const over = remainingMs < 0;
-  const total = Math.ceil(Math.abs(remainingMs) / 1000);
-  const seconds = total % 60;
-  const minutes = Math.floor(total / 60) % 60;
-  const allHours = Math.floor(total / 3600);
-  const two = (n: number) => String(n).padStart(2, '0');
-  const prefix = over ? '+' : '';
-  const formatted = `${prefix}${allHours > 0 ? `${allHours}:${two(minutes)}` : two(minutes)}:${two(seconds)}`;
+  const remaining = remainingMs(a, status.server_time);
   return {
     state: status.state,
     server_time: status.server_time,
@@ -69,8 +57,8 @@ export function countdownJson(status: StatusJson) {
       cue_id: a.id,
       title: a.title,
       duration_ms: a.duration_ms,
-      remaining_ms: remainingMs,
-      remaining: { is_overtime: over, prefix, days: Math.floor(allHours / 24), hours: allHours % 24, minutes, seconds, formatted },
+      remaining_ms: remaining,
+      remaining: countdownParts(remaining),
     },
   };
 }
