@@ -1,4 +1,4 @@
-import { AppError, checkBulkSize, limits, looksLikeId, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
+import { AppError, checkBulkSize, limits, looksLikeId, withinChars, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
 import type { CellsRepository } from '../repositories/cells.js';
 import { emptyContent, fromText } from './content.js';
 import type { CoordinatesPort, Layout } from './coordinates.js';
@@ -274,7 +274,7 @@ function checkContent(items: CellWrite[]): void {
   items.forEach((item, index) => {
     const [field, value] = 'text' in item.content ? ['content', item.content.text] : ['content_html', item.content.html];
     // Code points, counted only when the UTF-16 length could exceed the limit (never below it).
-    if (value.length > limits.cellContentChars && [...value].length > limits.cellContentChars) {
+    if (!withinChars(value, limits.cellContentChars)) {
       issues.push({ path: ['items', index, field], message: `At most ${limits.cellContentChars} characters.`, code: 'too_big' });
     }
   });

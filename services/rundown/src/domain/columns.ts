@@ -1,4 +1,4 @@
-import { AppError, limits, newId, type Db } from '@rundown/shared';
+import { AppError, lengthIssues, limits, newId, textLimits, type Db } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { Emit, Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
@@ -185,8 +185,10 @@ export class ColumnsService {
   }
 }
 
-/** Names are unique among all of a rundown's columns, private ones included (the layout holds them all). */
+/** Names fit the limits table and are unique among all of a rundown's columns, private ones included (the layout holds them all). */
 function checkName(layout: Layout, name: string, exceptId?: string): void {
+  const tooLong = lengthIssues({ name }, textLimits.column);
+  if (tooLong.length) throw AppError.validation('columns.invalid_payload', tooLong);
   for (const column of layout.byId.values()) {
     if (column.name === name && column.id !== exceptId) {
       throw AppError.validation('columns.invalid_payload', [

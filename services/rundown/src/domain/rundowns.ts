@@ -1,4 +1,4 @@
-import { AppError, couldSee, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
+import { AppError, couldSee, lengthIssues, limits, looksLikeId, newId, textLimits, type CallerContext, type Db, type Issue } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { RundownsRepository } from '../repositories/rundowns.js';
@@ -245,8 +245,9 @@ export class RundownsService {
 }
 
 /** The rules on a rundown's own fields (shapes are the gateway's; values are the domain's). */
-function checkFields(input: { status?: string | undefined; settings?: SettingsPatch | undefined; columns?: { name: string }[] }): void {
-  const issues: Issue[] = [];
+function checkFields(input: { title?: string | undefined; status?: string | undefined; settings?: SettingsPatch | undefined; columns?: { name: string }[] }): void {
+  const issues: Issue[] = lengthIssues(input, textLimits.rundown);
+  input.columns?.forEach((column, index) => issues.push(...lengthIssues(column, textLimits.column, ['columns', index])));
   if (input.status !== undefined && !(rundownStatuses as readonly string[]).includes(input.status)) {
     issues.push({ path: ['status'], message: `Unknown status "${input.status}"; one of ${rundownStatuses.join(', ')}.`, code: 'invalid_value' });
   }
