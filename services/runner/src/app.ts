@@ -3,12 +3,12 @@ import { createDataSource, createLogger, migrateAndExit, readFactVersion, runSer
 import { runnerConfig } from './config.js';
 import { RunnerService } from './domain/runner.js';
 import type { JobSpec } from './domain/jobs.js';
-import { RundownOrderSource } from './grpc/order-source.js';
+import { RundownOrderSource } from './clients/order-source.js';
 import { runnerAdminHandlers, runnerHandlers } from './grpc/handlers.js';
 import { RundownEventFollower } from './jobs/rundown-events.js';
 import { BullTimers } from './jobs/timers.js';
 import { migrations } from './migrations/index.js';
-import { OutboxEventLog } from './repositories/status-events.js';
+import { OutboxEventLog } from './events/outbox-log.js';
 import { RedisStatusSink } from './repositories/status-sink.js';
 import { ShowsRepository } from './repositories/shows.js';
 

@@ -1,9 +1,9 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { canSee, isAppError, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
-import type { V0Emit } from './domain/v0-records.js';
-import type { Broadcaster } from './events/processor.js';
-import type { ViewStore } from './repositories/views.js';
+import type { V0Emit } from '../domain/v0-records.js';
+import type { Broadcaster } from '../events/processor.js';
+import type { ViewStore } from '../repositories/views.js';
 import { coalesceWrites } from './write-coalescing.js';
 
 export const SOCKET_PATH = '/api-v0/socket.io';
