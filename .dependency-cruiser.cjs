@@ -26,11 +26,11 @@ module.exports = {
       to: { path: '^services/(?!shared/)' },
     },
     {
-      name: 'domain-and-repositories-know-no-transport',
+      name: 'domain-and-repositories-import-nothing-above',
       severity: 'error',
-      comment: 'The layers run down: main -> app/wiring -> grpc (or http) -> domain -> repositories; nothing below imports what is above it.',
+      comment: 'The layers run down: main -> app/wiring -> grpc (http, socket), clients, events, jobs -> domain -> repositories; nothing below imports what is above it.',
       from: { path: '^services/[^/]+/src/(domain|repositories)/' },
-      to: { path: '^services/[^/]+/src/(main|app|wiring|config)\\.ts$|^services/[^/]+/src/(grpc|http)/' },
+      to: { path: '^services/[^/]+/src/(main|app|wiring|config)\\.ts$|^services/[^/]+/src/(grpc|http|socket|clients|events|jobs)/' },
     },
   ],
   options: {
