@@ -1,10 +1,9 @@
 import { EventBuffer } from 'better-sse';
 import { cueDeadline, type Event } from '@rundown/shared';
 import { Change, RunnerPhase, RunnerState, type Cell, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
-import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson } from '../http/v1/records.js';
-import type { StatusJson } from '../http/v1/runner.js';
 import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
+import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson, type StatusJson } from '../http/wire.js';
 
 /**
  * SSE framing (docs/api-decisions.md#events): `event:` name, one JSON `data:` line holding the bare object, and an

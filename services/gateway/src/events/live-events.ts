@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger } from '@rundown/shared';
 import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
-import { currentStatus, type StatusJson } from '../http/v1/runner.js';
+import { currentStatus } from '../http/v1/runner.js';
 import type { RunnerStatusReader } from '../read-models/runner-status.js';
 import { afterPosition, frame, heartbeatFrame, isOverTime, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
 import { EventHub } from './hub.js';
@@ -11,6 +11,7 @@ import { LiveStream } from './live-stream.js';
 import { subscriptionList, type Subscription } from './subscription.js';
 import { TimingFeed } from './timing-feed.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
+import type { StatusJson } from '../http/wire.js';
 
 export interface LiveEventsOptions {
   redisUrl: string;

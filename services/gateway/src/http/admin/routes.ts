@@ -2,12 +2,10 @@ import { z } from 'zod';
 import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { AdminClients, Clients } from '../../edge/clients.js';
-import { columnJson, orderChanged } from '../v1/columns.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { cueJson, iso } from '../v1/records.js';
-import { actReply } from '../v1/runner.js';
 import { statusRecord } from '../v1/schemas/runner.js';
+import { actReply, columnJson, cueJson, iso, orderChanged } from '../wire.js';
 
 export function teamJson(t: Team) {
   return {

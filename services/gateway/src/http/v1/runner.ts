@@ -1,95 +1,9 @@
-import { type ActResponse, type SideEffect as SideEffectMessage, type Status } from '@rundown/shared/proto/rundown/runner/v1/runner';
-import { countdownParts, remainingMs, runnerPhaseNames, type StoredRunnerStatus } from '@rundown/shared';
 import type { Principal } from '../../edge/authenticator.js';
 import type { Clients } from '../../edge/clients.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
-import type { SideEffect } from '../envelope.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusRecord } from './schemas/runner.js';
-
-type PhaseName = (typeof runnerPhaseNames.names)[number];
-
-/** The status object of docs/api-decisions.md#runner, as every display reads it. */
-export interface StatusJson {
-  server_time: number;
-  state: 'running' | 'paused' | 'stopped';
-  active_cue: { id: string; title: string; started_at: number; paused_at: number | null; duration_ms: number } | null;
-  next_cue: { id: string; title: string } | null;
-  phase: PhaseName;
-  revision: number;
-}
-
-/** The same object from the read model, clocked now. */
-export function storedStatusJson(s: StoredRunnerStatus, serverTime: number): StatusJson {
-  const a = s.phase === 'running' ? s.active_cue : null;
-  return {
-    server_time: serverTime,
-    state: !a ? 'stopped' : a.paused_at !== null ? 'paused' : 'running',
-    active_cue: a ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at, duration_ms: a.duration_ms } : null,
-    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
-    phase: s.phase,
-    revision: s.revision,
-  };
-}
-
-export function statusJson(s: Status, serverTime = s.server_time): StatusJson {
-  const phase = runnerPhaseNames.fromProto(s.phase) ?? 'pre-show';
-  const a = phase === 'running' ? s.active_cue : undefined;
-  return {
-    server_time: serverTime,
-    state: !a ? 'stopped' : a.paused_at !== undefined ? 'paused' : 'running',
-    active_cue: a ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at ?? null, duration_ms: a.duration_ms } : null,
-    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
-    phase,
-    revision: s.revision,
-  };
-}
-
-/** The countdown of the active cue (docs/api-decisions.md#runner); the arithmetic is the shared `countdown.ts`. */
-export function countdownJson(status: StatusJson) {
-  const a = status.active_cue;
-  if (!a) return { state: status.state, server_time: status.server_time, active_cue: null };
-  const remaining = remainingMs(a, status.server_time);
-  return {
-    state: status.state,
-    server_time: status.server_time,
-    active_cue: {
-      cue_id: a.id,
-      title: a.title,
-      duration_ms: a.duration_ms,
-      remaining_ms: remaining,
-      remaining: countdownParts(remaining),
-    },
-  };
-}
-
-function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): SideEffect {
-  const e = m.effect;
-  switch (e?.$case) {
-    case 'timesnap':
-      return {
-        type: 'runner.timesnap',
-        rundown_id: rundownId,
-        running: e.value.running,
-        cue_id: e.value.cue_id ?? null,
-        kickoff: e.value.kickoff ?? null,
-        deadline: e.value.deadline ?? null,
-        last_stop: e.value.last_stop ?? null,
-      };
-    case 'active_cue_changed':
-      return { type: 'runner.active_cue_changed', rundown_id: rundownId, cue_id: e.value.cue_id ?? null, previous_cue_id: e.value.previous_cue_id ?? null };
-    case 'next_cue_changed':
-      return { type: 'runner.next_cue_changed', rundown_id: rundownId, cue_id: e.value.cue_id ?? null, previous_cue_id: e.value.previous_cue_id ?? null };
-    case 'retimed':
-      return { type: 'runner.retimed', rundown_id: rundownId, cue_id: e.value.cue_id, duration_ms: e.value.duration_ms, delta_ms: e.value.delta_ms };
-    default:
-      return { type: 'runner.unknown', rundown_id: rundownId };
-  }
-}
-
-export function actReply(rundownId: string, r: ActResponse) {
-  return { data: statusJson(r.status!), sideEffects: r.side_effects.map((e) => runnerSideEffectJson(rundownId, e)) };
-}
+import { actReply, countdownJson, statusJson, storedStatusJson, type StatusJson } from '../wire.js';
 
 type Verb = 'start' | 'pause' | 'next' | 'previous' | 'end';
 
