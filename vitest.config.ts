@@ -4,15 +4,17 @@ import { defineConfig } from 'vitest/config';
 const shared = fileURLToPath(new URL('./services/shared/src/', import.meta.url));
 
 /**
- * Three tiers under one command (`npm test`):
+ * Four tiers under one command (`npm test`; `npm run test:<tier>` runs one):
  * - unit: no I/O, beside the code (services/<svc>/src/**\/*.test.ts; the gateway's page: viewer/src)
- * - medium: a service's domain and repositories wired as the service wires them, against real
- *   PostgreSQL (and Redis for its events), no transport (test/medium)
+ * - medium: a service's domain and repositories wired as the service wires them (its wiring.ts),
+ *   against real PostgreSQL and Redis, no transport, no gateway (test/medium)
  * - integration: real PostgreSQL and Redis across the shared library and the services' transports
  *   (testcontainers when a Docker engine answers, otherwise the servers the environment names,
  *   otherwise the local defaults)
  * - e2e: the whole system started through the same launcher as `npm start`, spoken to over HTTP
  * - e2e-cluster: a subset of e2e with the system on a Redis Cluster (test/support/redis-harness.ts)
+ * The integration and e2e tiers stop after each file what its tests started and left running
+ * (test/support/stop-started.ts), also when a test timed out before its own stop.
  */
 export default defineConfig({
   // Tests run the TypeScript sources of the shared library, as `--conditions=source` does for the services.
@@ -48,6 +50,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/integration-setup.ts'],
+          setupFiles: ['test/support/stop-started.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },
@@ -58,6 +61,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/e2e-setup.ts'],
+          setupFiles: ['test/support/stop-started.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
           // One system for the whole tier; files share it, so run them one at a time.

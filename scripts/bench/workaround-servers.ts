@@ -45,7 +45,7 @@ if (kind === 'bind') {
   const { default: express } = await import('express');
   const { AppError } = await import('@rundown/shared');
   const { testRoutes } = await import('../../services/gateway/src/http/routes.fixture.js');
-  const { buildRouter, malformedParam, validatedInput } = await import('../../services/gateway/src/http/v1/router.js');
+  const { buildRouter, malformedParam, validatedInput } = await import('../../services/gateway/src/http/router.js');
   const { expressPath } = await import('../../services/gateway/src/http/route.js');
   const { sendData } = await import('../../services/gateway/src/http/envelope.js');
   const principal = { tokenId: 'tok_1', teamId: 'team_1', role: 'OWNER' as const, rundownId: undefined, issuedAt: 0, expiresAt: 0, environment: 'bench', team: { plan: 'paid' as const, rate_limit_per_minute: 100, max_rundowns: 10 } };

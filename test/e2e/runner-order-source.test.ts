@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factVersionKey, readFactVersion } from '@rundown/shared';
 import { runnerConfig } from '../../services/runner/src/config.js';
-import { RundownOrderSource } from '../../services/runner/src/grpc/order-source.js';
+import { RundownOrderSource } from '../../services/runner/src/clients/order-source.js';
 import { createRundown, createTeam, system, v1 } from '../support/client.js';
 
 // The runner keeps each rundown's playable order with the rundown's order token (the shared

@@ -6,9 +6,9 @@ import { createDataSource, createLogger, isAppError, type CallerContext } from '
 import type { DataSource } from 'typeorm';
 import { runnerConfig } from '../../services/runner/src/config.js';
 import { RunnerService } from '../../services/runner/src/domain/runner.js';
-import { RundownOrderSource } from '../../services/runner/src/grpc/order-source.js';
+import { RundownOrderSource } from '../../services/runner/src/clients/order-source.js';
 import { BullTimers } from '../../services/runner/src/jobs/timers.js';
-import { OutboxEventLog } from '../../services/runner/src/repositories/status-events.js';
+import { OutboxEventLog } from '../../services/runner/src/events/outbox-log.js';
 import { RedisStatusSink } from '../../services/runner/src/repositories/status-sink.js';
 import { ShowsRepository } from '../../services/runner/src/repositories/shows.js';
 import { createRundown, createTeam, system, v1 } from '../support/client.js';

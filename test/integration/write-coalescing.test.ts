@@ -4,7 +4,7 @@ import { Socket as TcpSocket, type AddressInfo } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import { io as connectClient } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coalesceWrites } from '../../services/realtime/src/write-coalescing.js';
+import { coalesceWrites } from '../../services/realtime/src/socket/write-coalescing.js';
 
 // The realtime service's write coalescing leans on two things Engine.IO does not promise: a
 // connection's private `flush`, and the TCP socket under the WebSocket transport (`ws`'s `_socket`).

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDataSource, CursorCodec, type CallerContext } from '@rundown/shared';
+import { createDataSource, type CallerContext } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
-import { CellsService } from '../../services/cells/src/domain/cells.js';
+import type { CellsService } from '../../services/cells/src/domain/cells.js';
 import type { CoordinatesPort } from '../../services/cells/src/domain/coordinates.js';
-import { OutboxCellEventLog } from '../../services/cells/src/events/outbox-log.js';
-import { CellsRepository } from '../../services/cells/src/repositories/cells.js';
+import { cellsDomain } from '../../services/cells/src/wiring.js';
 import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
 import type { CoordinatesService } from '../../services/rundown/src/domain/coordinates.js';
 import type { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
@@ -32,7 +31,7 @@ beforeAll(async () => {
       coordinates.describe(ctx, rundownId, { cueIds: q.cueIds ?? [], columnIds: q.columnIds ?? [], allCues: q.allCues ?? false, allColumns: q.allColumns ?? false }),
     existing: async (ids) => new Set(await coordinates.existing(ids)),
   };
-  cells = new CellsService(new CellsRepository(cellsDb), coordinatesPort, new CursorCodec('d'.repeat(32)), new OutboxCellEventLog());
+  cells = cellsDomain(cellsDb, { coordinates: coordinatesPort, cursorSecret: 'd'.repeat(32) }).cells;
   cellsPort = {
     writeForNewRundown: async (_ctx, rundownId, items) => void (await cells.stage(rundownId, items)),
     confirmNewRundown: (rundownId) => cells.confirm(rundownId),

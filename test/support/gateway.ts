@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { ownProcess } from './processes.js';
 import { createServer, Socket, type Server } from 'node:net';
 import { resolve } from 'node:path';
 import { freePort } from '../../scripts/launcher/child.js';
@@ -44,13 +45,13 @@ export async function startGateway(overrides: Record<string, string> = {}): Prom
   });
   child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
   child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
-  const stop = async () => {
+  const stop = ownProcess(child, async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
-  };
+  });
   const kill = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createDataSource, createLogger } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
 import { runnerConfig } from '../../services/runner/src/config.js';
-import { RunnerService } from '../../services/runner/src/domain/runner.js';
-import { RundownOrderSource } from '../../services/runner/src/grpc/order-source.js';
+import type { RunnerService } from '../../services/runner/src/domain/runner.js';
+import { RundownOrderSource } from '../../services/runner/src/clients/order-source.js';
 import { BullTimers } from '../../services/runner/src/jobs/timers.js';
-import { OutboxEventLog } from '../../services/runner/src/repositories/status-events.js';
 import { RedisStatusSink } from '../../services/runner/src/repositories/status-sink.js';
-import { ShowsRepository } from '../../services/runner/src/repositories/shows.js';
+import type { ShowsRepository } from '../../services/runner/src/repositories/shows.js';
+import { runnerDomain } from '../../services/runner/src/wiring.js';
 import { system } from './client.js';
 
 export interface InProcessRunner {
@@ -33,8 +33,9 @@ export async function startInProcessRunner(name: string, clock?: () => number): 
   const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' }), 1_000);
   const timers = new BullTimers(config, logger, config.TIMER_LEAD_MS, prefix);
   const sink = new RedisStatusSink(config, logger);
-  const shows = new ShowsRepository();
-  const runner = new RunnerService(db, shows, orders, timers, new OutboxEventLog(), sink, clock) as RunnerService<unknown>;
+  const wired = runnerDomain(db, { orders, timers, sink, ...(clock ? { clock } : {}) });
+  const { shows } = wired;
+  const runner = wired.runner as RunnerService<unknown>;
   await timers.start((job) => runner.fire(job), 4);
   return {
     runner,

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
@@ -56,4 +57,31 @@ export function freeze(pid: number): { resume(): void } {
       process.kill(pid, 'SIGCONT');
     },
   };
+}
+
+/** What a test started and has not stopped: each one's stop, and the child to kill if the worker exits first. */
+const started = new Map<ChildProcess, () => Promise<void>>();
+let exitHookSet = false;
+
+/**
+ * Keeps a process a test started in the books until it exits: `stopStarted` (run after each file by
+ * test/support/stop-started.ts, a setup file of the integration and e2e tiers) stops whatever is
+ * still running, also when the test that started it timed out or threw before its own stop, and a
+ * worker that exits kills what is left. Answers `stop`, unchanged.
+ */
+export function ownProcess(child: ChildProcess, stop: () => Promise<void>): () => Promise<void> {
+  started.set(child, stop);
+  child.once('exit', () => started.delete(child));
+  if (!exitHookSet) {
+    exitHookSet = true;
+    process.once('exit', () => {
+      for (const orphan of started.keys()) orphan.kill('SIGKILL');
+    });
+  }
+  return stop;
+}
+
+/** Stops every process a test started that is still running (see `ownProcess`). */
+export async function stopStarted(): Promise<void> {
+  await Promise.allSettled([...started.values()].map((stop) => stop()));
 }

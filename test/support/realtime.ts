@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { ownProcess } from './processes.js';
 import { resolve } from 'node:path';
 import { freePort } from '../../scripts/launcher/child.js';
 import { storedSecrets } from '../../scripts/launcher/secrets.js';
@@ -59,6 +60,7 @@ export async function startRealtime(nodeId: string, env: Record<string, string> 
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
+  ownProcess(child, () => end('SIGTERM'));
   const url = `http://127.0.0.1:${http}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { ownProcess } from './processes.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { freePort } from '../../scripts/launcher/child.js';
@@ -74,12 +75,12 @@ export async function startRunner(): Promise<ExtraRunner> {
   child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
   child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
   const exited = new Promise((r) => child.once('exit', r));
-  const stop = async () => {
+  const stop = ownProcess(child, async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
-  };
+  });
   // Ready when its gRPC port accepts connections (it listens last, after its worker started).
   const deadline = Date.now() + 60_000;
   for (;;) {

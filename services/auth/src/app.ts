@@ -1,12 +1,9 @@
 import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis } from '@rundown/shared';
 import { authConfig } from './config.js';
 import { migrations } from './migrations/index.js';
-import { TeamsRepository } from './repositories/teams.js';
-import { TokensRepository } from './repositories/tokens.js';
-import { RevocationStore } from './repositories/revocations.js';
 import { SigningKeys } from './domain/signing.js';
-import { TeamsService } from './domain/teams.js';
 import { authAdminHandlers, authHandlers } from './grpc/handlers.js';
+import { authDomain } from './wiring.js';
 
 const logger = createLogger('auth');
 
@@ -18,13 +15,7 @@ export async function main(argv: string[]): Promise<void> {
     await db.initialize();
     const redis = createRedis(config, { name: 'auth', maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 2_000 });
     const keys = await SigningKeys.load(config.JWT_PRIVATE_KEYS, config.V0_TOKEN_SECRET);
-    const teams = new TeamsService(
-      new TeamsRepository(db),
-      new TokensRepository(db),
-      new RevocationStore(redis),
-      keys,
-      config.TOKEN_ENVIRONMENT,
-    );
+    const { teams } = authDomain(db, redis, keys, config.TOKEN_ENVIRONMENT);
     // Keep the edge's revocation view present: rebuild it whenever Redis comes back empty.
     const republish = () =>
       teams.republishIfMissing().then(

@@ -1,13 +1,12 @@
-import { createDataSource, createLogger, CursorCodec, migrateAndExit, readFactVersion, runService, startGrpcServer, timedWithoutSpan, createRedis, replicationOf } from '@rundown/shared';
+import { createDataSource, createLogger, createRedis, migrateAndExit, readFactVersion, replicationOf, runService, startGrpcServer, timedWithoutSpan } from '@rundown/shared';
 import { CachedCoordinates } from './clients/layout-cache.js';
 import { RundownCoordinates } from './clients/rundown.js';
 import { cellsConfig } from './config.js';
-import { CellsService } from './domain/cells.js';
 import { inThreadContents, PooledHtmlContents } from './domain/html-contents.js';
-import { cellsOutbox, OutboxCellEventLog } from './events/outbox-log.js';
+import { cellsOutbox } from './events/outbox-log.js';
 import { cellHandlers, rundownCellsHandlers } from './grpc/handlers.js';
 import { migrations } from './migrations/index.js';
-import { CellsRepository } from './repositories/cells.js';
+import { cellsDomain } from './wiring.js';
 
 const logger = createLogger('cells');
 
@@ -46,7 +45,7 @@ export async function main(argv: string[]): Promise<void> {
         : rundownService;
     // One worker only adds the hand-off to the work: parallel from two threads up.
     const html = config.SANITIZE_THREADS >= 2 ? new PooledHtmlContents(config.SANITIZE_THREADS) : inThreadContents;
-    const cells = new CellsService(new CellsRepository(db), rundowns, new CursorCodec(config.CURSOR_SECRET), new OutboxCellEventLog(), html);
+    const { cells } = cellsDomain(db, { coordinates: rundowns, cursorSecret: config.CURSOR_SECRET, html });
     const grpc = await startGrpcServer({
       keys: config.INTERNAL_CONTEXT_KEYS,
       logger,

@@ -7,7 +7,7 @@ import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/ru
 import { realtimeConfig } from './config.js';
 import { EventProcessor } from './events/processor.js';
 import { ViewStore } from './repositories/views.js';
-import { createSocketServer } from './socket-server.js';
+import { createSocketServer } from './socket/server.js';
 
 const logger = createLogger('realtime');
 

@@ -1,15 +1,13 @@
 import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { runnerConfig } from './config.js';
-import { RunnerService } from './domain/runner.js';
 import type { JobSpec } from './domain/jobs.js';
-import { RundownOrderSource } from './grpc/order-source.js';
+import { RundownOrderSource } from './clients/order-source.js';
 import { runnerAdminHandlers, runnerHandlers } from './grpc/handlers.js';
 import { RundownEventFollower } from './jobs/rundown-events.js';
 import { BullTimers } from './jobs/timers.js';
 import { migrations } from './migrations/index.js';
-import { OutboxEventLog } from './repositories/status-events.js';
 import { RedisStatusSink } from './repositories/status-sink.js';
-import { ShowsRepository } from './repositories/shows.js';
+import { runnerDomain } from './wiring.js';
 
 /** How far back the start-up repair of the status read model looks (shows changed within it). */
 const REPAIR_WITHIN_MS = 24 * 3600_000;
@@ -36,9 +34,7 @@ export async function main(argv: string[]): Promise<void> {
     );
     const timers = new BullTimers(config, logger, config.TIMER_LEAD_MS);
     const sink = new RedisStatusSink(config, logger);
-    const events = new OutboxEventLog();
-    const shows = new ShowsRepository();
-    const runner = new RunnerService(db, shows, orders, timers, events, sink);
+    const { runner, shows, events } = runnerDomain(db, { orders, timers, sink });
     const relay = await events.outbox.startRelay({ db, databaseUrl: config.DATABASE_URL, redis, logger, replication: replicationOf(config) });
     // Jobs a crash or a Redis restart may have lost between a commit and their placement come back
     // from the rows: at start-up (with the jobs a stopped replica held, once their lock expired) and

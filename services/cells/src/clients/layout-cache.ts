@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, counter, looksLikeId, type CallerContext } from '@rundown/shared';
+import { AppError, canSee, counter, couldSee, looksLikeId, type CallerContext } from '@rundown/shared';
 import type { CoordinatesPort, Layout, LayoutQuery } from '../domain/coordinates.js';
 
 type Cue = Layout['cues'][number];
@@ -70,7 +70,7 @@ export class CachedCoordinates implements CoordinatesPort {
   async describe(ctx: CallerContext, rundownId: string, query: LayoutQuery): Promise<Layout> {
     // What the rundown service refuses without reading the rundown (no team, another rundown's
     // token, an impossible id) and writes, which take nothing from the cache: asked as before.
-    if (query.fresh || !ctx.teamId || !looksLikeId(rundownId) || (ctx.tokenRundownId && ctx.tokenRundownId !== rundownId)) {
+    if (query.fresh || !looksLikeId(rundownId) || !couldSee(ctx, rundownId)) {
       return this.inner.describe(ctx, rundownId, query);
     }
     let token: string;
@@ -83,8 +83,8 @@ export class CachedCoordinates implements CoordinatesPort {
     let entry = this.entries.get(rundownId);
     if (entry?.token === token) {
       this.lookups.add(1, { result: 'hit' });
-      // The rundown service matches the rundown's team to the caller's: another team's rundown does not exist.
-      if (entry.teamId !== ctx.teamId) throw new AppError('rundowns.not_found');
+      // As the rundown service decides: another team's rundown does not exist.
+      if (!canSee(ctx, { id: rundownId, teamId: entry.teamId })) throw new AppError('rundowns.not_found');
     } else {
       this.lookups.add(1, { result: 'miss' });
       entry = await this.ask(ctx, rundownId, token, ctx.teamId);

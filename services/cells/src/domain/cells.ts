@@ -1,19 +1,10 @@
-import { AppError, checkBulkSize, limits, looksLikeId, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
-import type { CellRow, CellsRepository, StoredWrite } from '../repositories/cells.js';
+import { AppError, checkBulkSize, limits, looksLikeId, withinChars, type CallerContext, type CursorCodec, type Issue } from '@rundown/shared';
+import type { CellsRepository } from '../repositories/cells.js';
 import { emptyContent, fromText } from './content.js';
 import type { CoordinatesPort, Layout } from './coordinates.js';
 import type { CellEventLog } from './events.js';
 import { inThreadContents, type HtmlContents } from './html-contents.js';
-
-export interface CellRecord {
-  cue_id: string;
-  column_id: string;
-  content: string;
-  content_html: string;
-  /** Dates as PostgreSQL answered them (the gRPC and event messages carry them as Timestamps). */
-  created_at: Date | null;
-  updated_at: Date | null;
-}
+import type { CellRecord, CellRow, StoredWrite } from './model.js';
 
 export interface CellWrite {
   cue_id: string;
@@ -283,7 +274,7 @@ function checkContent(items: CellWrite[]): void {
   items.forEach((item, index) => {
     const [field, value] = 'text' in item.content ? ['content', item.content.text] : ['content_html', item.content.html];
     // Code points, counted only when the UTF-16 length could exceed the limit (never below it).
-    if (value.length > limits.cellContentChars && [...value].length > limits.cellContentChars) {
+    if (!withinChars(value, limits.cellContentChars)) {
       issues.push({ path: ['items', index, field], message: `At most ${limits.cellContentChars} characters.`, code: 'too_big' });
     }
   });

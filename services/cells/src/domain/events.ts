@@ -1,5 +1,5 @@
 import type { Db } from '@rundown/shared';
-import type { CellRecord } from './cells.js';
+import type { CellRecord } from './model.js';
 
 /** What happened to a cell (docs/api-decisions.md#events: `cell` frames carry `updated` or `removed`, always with the cell). */
 export interface CellChange {

@@ -5,7 +5,8 @@ import {
   type Cell,
   type CellWrite as CellWriteMessage,
 } from '@rundown/shared/proto/rundown/cells/v1/cells';
-import type { CellRecord, CellsService, CellWrite } from '../domain/cells.js';
+import type { CellsService, CellWrite } from '../domain/cells.js';
+import type { CellRecord } from '../domain/model.js';
 
 export function cellMessage(c: CellRecord): Cell {
   return {

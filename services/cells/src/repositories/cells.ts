@@ -1,18 +1,6 @@
 import { packParameter, pgDb, pgPrepared, pgTransactions, type Db, type Transact } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
-import type { CellContent } from '../domain/content.js';
-
-export interface CellRow extends CellContent {
-  cue_id: string;
-  column_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface StoredWrite extends CellContent {
-  cue_id: string;
-  column_id: string;
-}
+import type { CellRow, StoredWrite } from '../domain/model.js';
 
 const cellColumns = 'cue_id, column_id, content, content_html, created_at, updated_at';
 

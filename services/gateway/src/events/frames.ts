@@ -1,10 +1,9 @@
 import { EventBuffer } from 'better-sse';
-import type { Event } from '@rundown/shared';
+import { cueDeadline, type Event } from '@rundown/shared';
 import { Change, RunnerPhase, RunnerState, type Cell, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
-import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson } from '../http/v1/records.js';
-import type { StatusJson } from '../http/v1/runner.js';
 import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
+import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson, type StatusJson } from '../http/wire.js';
 
 /**
  * SSE framing (docs/api-decisions.md#events): `event:` name, one JSON `data:` line holding the bare object, and an
@@ -51,7 +50,7 @@ const phases: Record<number, StatusJson['phase']> = {
 
 /** Whether a status shows its active cue past its deadline (running, and the live duration used up at `server_time`). */
 export function isOverTime(s: StatusJson): boolean {
-  return s.state === 'running' && s.active_cue !== null && s.server_time >= s.active_cue.started_at + s.active_cue.duration_ms;
+  return s.state === 'running' && s.active_cue !== null && s.server_time >= cueDeadline(s.active_cue);
 }
 
 /** The status object of docs/api-decisions.md#runner from the runner's event. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared';
 import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
-import { currentStatus, type StatusJson } from '../http/v1/runner.js';
+import { currentStatus } from '../http/v1/runner.js';
 import type { RunnerStatusReader } from '../read-models/runner-status.js';
 import { afterPosition, frame, heartbeatFrame, isOverTime, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
 import { EventHub } from './hub.js';
@@ -10,6 +10,7 @@ import { LiveStream } from './live-stream.js';
 import { subscriptionList, type Subscription } from './subscription.js';
 import { TimingFeed } from './timing-feed.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
+import type { StatusJson } from '../http/wire.js';
 
 export interface LiveEventsOptions {
   redisSettings: RedisSettings;

@@ -1,9 +1,9 @@
 import type { CallerContext, Logger } from '@rundown/shared';
 import type { Clients } from '../edge/clients.js';
-import { timingJson } from '../http/v1/timing.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
 import { jsonFrame } from './frames.js';
 import type { LiveStream } from './live-stream.js';
+import { timingJson } from '../http/wire.js';
 
 /** Events after which a rundown's timing may differ: a runner change (or deadline), an edit of its cues or its record. */
 const RETIMING = new Set(['status', 'cue', 'rundown']);

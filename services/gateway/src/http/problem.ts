@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { AppError, boundDetails, boundText, errorCatalogue, knownErrorOf, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 
@@ -37,4 +37,11 @@ export function sendProblem(req: Request, res: Response, error: unknown, urls: P
   const body = problemDocument(appError, { instance: req.originalUrl.split('?')[0] ?? '', requestId: res.locals.requestId, urls });
   for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
   res.status(appError.status).type('application/problem+json').send(JSON.stringify(body));
+}
+
+/** The Express error handler of both listeners (public and admin): every error as problem+json. */
+export function problemHandler(urls: PublicUrls, logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    sendProblem(req, res, error, urls, logger);
+  };
 }

@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import { AppError, httpRouteOf, isStopping, recordHttpRequest, type Logger } from '@rundown/shared';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
@@ -16,10 +16,10 @@ import { jsonBody } from './middleware/body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { openApiDocument, staticV1Routes } from './openapi.js';
-import { sendProblem } from './problem.js';
+import { problemHandler } from './problem.js';
 import type { RouteDef } from './route.js';
 import { MCP_PATH, mcpRoute, McpTools } from '../mcp/server.js';
-import { buildRouter } from './v1/router.js';
+import { buildRouter } from './router.js';
 import { VIEWER_ROUTES, viewerRouter } from './viewer.js';
 
 export interface PublicAppOptions {
@@ -176,12 +176,6 @@ function fixedRoute(path: string): string {
   if (path.startsWith('/api-v0/socket.io')) return '/api-v0/socket.io';
   if (path.startsWith('/api-v0/')) return '/api-v0/rundown';
   return 'unmatched';
-}
-
-export function problemHandler(urls: PublicUrls, logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    sendProblem(req, res, error, urls, logger);
-  };
 }
 
 /** A step run by hand rather than by Express: its failure still reaches the problem handler. */

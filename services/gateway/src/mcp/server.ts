@@ -20,7 +20,7 @@ import type { PublicUrls } from '../config.js';
 import { problemJsonSchema } from '../http/openapi.js';
 import { problemDocument } from '../http/problem.js';
 import { defineRoute, type Reply, type RouteDef } from '../http/route.js';
-import { malformedParam, roleRefusal, validatedInput } from '../http/v1/router.js';
+import { malformedParam, roleRefusal, validatedInput } from '../http/router.js';
 import { checkedArgs, ownArgsSchema, routeKey, TOOLS, toolDescription, type RouteCall, type RouteKey, type ToolSpec } from './tools.js';
 
 export const MCP_PATH = '/mcp';

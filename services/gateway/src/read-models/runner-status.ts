@@ -1,4 +1,4 @@
-import { AppError, RUNNER_STATUS_CHANNEL, runnerStatusKey, type Logger, type StoredRunnerStatus, type RedisClient } from '@rundown/shared';
+import { AppError, canSee, couldSee, RUNNER_STATUS_CHANNEL, runnerStatusKey, type Logger, type RedisClient, type StoredRunnerStatus } from '@rundown/shared';
 import type { Principal } from '../edge/authenticator.js';
 
 /** Rundowns whose status one gateway keeps in memory (the busiest; the rest are read from Redis). */
@@ -44,8 +44,9 @@ export class RunnerStatusReader {
   }
 
   async get(principal: Principal, rundownId: string): Promise<StoredRunnerStatus | undefined> {
-    // A rundown-scoped token sees its rundown only (as the rundown context decides for every read).
-    if (principal.rundownId && principal.rundownId !== rundownId) throw new AppError('rundowns.not_found');
+    // Who may see a rundown, as every service decides it (shared canSee).
+    const viewer = { teamId: principal.teamId, tokenRundownId: principal.rundownId };
+    if (!couldSee(viewer, rundownId)) throw new AppError('rundowns.not_found');
     let stored = this.live ? this.hot.get(rundownId) : undefined;
     if (stored === 'removed') throw new AppError('rundowns.not_found');
     if (!stored) {
@@ -60,7 +61,7 @@ export class RunnerStatusReader {
       stored = JSON.parse(raw) as StoredRunnerStatus;
       this.keep(stored);
     }
-    if (stored.team_id !== principal.teamId) throw new AppError('rundowns.not_found');
+    if (!canSee(viewer, { id: rundownId, teamId: stored.team_id })) throw new AppError('rundowns.not_found');
     return stored;
   }
 

@@ -1,7 +1,7 @@
 import { parse, CsvError } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { DateTime } from 'luxon';
-import { limits, type Issue } from '@rundown/shared';
+import { limits, withinChars, type Issue } from '@rundown/shared';
 import type { CreateRundownBody } from '../http/v1/schemas/rundowns.js';
 import { invalidImport, treeKey, type ImportPlan, type RundownDocument } from './document.js';
 
@@ -148,7 +148,7 @@ export function planCsvImport(text: string, options: { title: string; timezone: 
       // An unnamed column with nothing in it is a spreadsheet's trailing separator: ignored.
       if (rows.some((r) => (r.record[index] ?? '').trim() !== '')) issue(['header', index], `Column ${index + 1} has values but no name in the header.`);
     } else if (columns.some((c) => c.name === name)) issue(['header', name], `Duplicate column "${name}" in the header.`);
-    else if (name.length > limits.columnNameChars) issue(['header', name], `A column name is at most ${limits.columnNameChars} characters.`);
+    else if (!withinChars(name, limits.columnNameChars)) issue(['header', name], `A column name is at most ${limits.columnNameChars} characters.`);
     else columns.push({ name, index });
   });
   if (!fieldAt.has('title')) issue(['header', 'title'], `The header has no title column; it names ${CSV_FIELDS.join(', ')} and the text columns.`);
@@ -179,10 +179,10 @@ export function planCsvImport(text: string, options: { title: string; timezone: 
     const type = typeName as 'cue' | 'heading' | 'group';
     const node: TreeCue = { type };
     const title = value('title');
-    if (title.length > limits.cueTitleChars) bad('title', `A title is at most ${limits.cueTitleChars} characters.`);
+    if (!withinChars(title, limits.cueTitleChars)) bad('title', `A title is at most ${limits.cueTitleChars} characters.`);
     else node.title = title;
     const subtitle = value('subtitle');
-    if (subtitle.length > limits.cueSubtitleChars) bad('subtitle', `A subtitle is at most ${limits.cueSubtitleChars} characters.`);
+    if (!withinChars(subtitle, limits.cueSubtitleChars)) bad('subtitle', `A subtitle is at most ${limits.cueSubtitleChars} characters.`);
     else if (subtitle !== '') node.subtitle = subtitle;
     const duration = parseDuration(value('duration'));
     if (typeof duration === 'string') bad('duration', duration);
@@ -206,7 +206,7 @@ export function planCsvImport(text: string, options: { title: string; timezone: 
       const content = record[column.index] ?? '';
       if (content === '') continue;
       if (type !== 'cue') bad(column.name, `A ${type} has no cells; only rows of type "cue" do.`);
-      else if (content.length > limits.cellContentChars) bad(column.name, `A cell holds at most ${limits.cellContentChars} characters.`);
+      else if (!withinChars(content, limits.cellContentChars)) bad(column.name, `A cell holds at most ${limits.cellContentChars} characters.`);
       else cells[column.name] = content;
     }
     if (Object.keys(cells).length) node.cells = cells;

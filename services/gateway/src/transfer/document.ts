@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, limits, textToHtml, type Issue } from '@rundown/shared';
 import { cellRecord } from '../http/v1/schemas/cells.js';
 import { columnRecord, columnTypes } from '../http/v1/schemas/columns.js';
-import { color, epochMs, timezone, UNSTATED_RULE } from '../http/v1/schemas/common.js';
+import { color, epochMs, maxChars, timezone, UNSTATED_RULE } from '../http/v1/schemas/common.js';
 import { cueFields, cueRecord } from '../http/v1/schemas/cues.js';
 import { mentionRecord } from '../http/v1/schemas/mentions.js';
 import { outputMessageRecord } from '../http/v1/schemas/output-message.js';
@@ -38,8 +38,8 @@ export type RundownDocument = z.infer<typeof rundownDocumentRecord>;
 const stamp = z.string().nullable().optional();
 const ignoredId = z.string().max(64).optional();
 const cellInput = z.union([
-  z.string().max(limits.cellContentChars),
-  z.strictObject({ content: z.string().max(limits.cellContentChars).optional(), content_html: z.string().max(limits.cellContentChars).optional() }),
+  maxChars(z.string(), limits.cellContentChars),
+  z.strictObject({ content: maxChars(z.string(), limits.cellContentChars).optional(), content_html: maxChars(z.string(), limits.cellContentChars).optional() }),
 ]);
 // Rules JSON Schema cannot state (a value compared with others of the document), named for clients and tests.
 const cueInput = z.strictObject({
@@ -57,14 +57,14 @@ const cueInput = z.strictObject({
 });
 const columnInput = z.strictObject({
   id: z.string().min(1).max(64).optional().meta({ [UNSTATED_RULE]: 'Unique among the document’s columns.' }),
-  name: z.string().trim().min(1).max(limits.columnNameChars).meta({ [UNSTATED_RULE]: 'Unique among the document’s columns once trimmed.' }),
+  name: maxChars(z.string().trim().min(1), limits.columnNameChars).meta({ [UNSTATED_RULE]: 'Unique among the document’s columns once trimmed.' }),
   type: z.enum(columnTypes).optional(),
   created_at: stamp,
   updated_at: stamp,
 });
 const rundownInput = z.strictObject({
   id: ignoredId,
-  title: z.string().trim().min(1).max(limits.rundownTitleChars).optional().meta({ [UNSTATED_RULE]: 'Required unless the request gives `?title=`.' }),
+  title: maxChars(z.string().trim().min(1), limits.rundownTitleChars).optional().meta({ [UNSTATED_RULE]: 'Required unless the request gives `?title=`.' }),
   timezone: timezone.nullable().optional(),
   start_time: epochMs.nullable().optional(),
   end_time: z.number().nullable().optional(),
@@ -77,9 +77,9 @@ const rundownInput = z.strictObject({
 });
 const mentionInput = z.strictObject({
   id: z.string().min(1).max(64).meta({ [UNSTATED_RULE]: 'Unique among the document’s mentions.' }),
-  name: z.string().trim().min(1).max(limits.mentionNameChars),
+  name: maxChars(z.string().trim().min(1), limits.mentionNameChars),
   color: color.optional(),
-  description: z.string().max(limits.mentionDescriptionChars).optional(),
+  description: maxChars(z.string(), limits.mentionDescriptionChars).optional(),
   created_at: stamp,
   updated_at: stamp,
 });
@@ -88,12 +88,12 @@ const variableInput = z.strictObject({
     .string()
     .regex(limits.textVariableKey, 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _')
     .meta({ [UNSTATED_RULE]: 'Unique among the document’s text variables.' }),
-  value: z.string().max(limits.textVariableValueChars),
+  value: maxChars(z.string(), limits.textVariableValueChars),
   created_at: stamp,
   updated_at: stamp,
 });
 const messageInput = z.strictObject({
-  text: z.string().max(limits.outputMessageChars).optional(),
+  text: maxChars(z.string(), limits.outputMessageChars).optional(),
   visible: z.boolean().optional(),
   color: color.optional(),
   bold: z.boolean().optional(),

@@ -129,7 +129,7 @@ export class EventProcessor {
 
   /**
    * Applies a page of the rundown's events to the view and sends their emits, synchronously (the
-   * emits of one change reach each local client in one write, see write-coalescing.ts). REMOVED
+   * emits of one change reach each local client in one write, see socket/write-coalescing.ts). REMOVED
    * when the rundown is gone (its clients are disconnected).
    */
   private applyPage(rundownId: string, start: V0View, raw: StreamEntries): V0View | typeof REMOVED {

@@ -74,7 +74,7 @@ export class ViewStore {
    * (the adapter's publishes of one change: `currentCue`, `nextCue`, `timesnap`) leaves for Redis in
    * one write. Sent one by one, Redis could read and relay them apart, and each other replica then
    * handled them in separate ticks: a write per message to each of its clients instead of one per
-   * change (write-coalescing.ts merges only what one tick emits). Order is unchanged.
+   * change (socket/write-coalescing.ts merges only what one tick emits). Order is unchanged.
    */
   together<T>(send: () => T): T {
     // One server's socket (a cluster client has one per node: its writes are not corked).

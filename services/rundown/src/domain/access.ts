@@ -1,9 +1,8 @@
 import type { CallerContext, Db } from '@rundown/shared';
-import type { CueTreeNode } from '../repositories/rundowns.js';
-import type { RundownRow, RundownsRepository } from '../repositories/rundowns.js';
+import type { RundownsRepository } from '../repositories/rundowns.js';
 import type { DomainEvent, EventLog } from './events.js';
 import type { Transactions } from './transactions.js';
-import { scopeOf, toRecord, type RundownRecord, type RundownsService } from './rundowns.js';
+import { scopeOf, toRecord, type CueTreeNode, type RundownRecord, type RundownRow, type Scope } from './model.js';
 
 /** Records the events of a write; they are committed with it. */
 export type Emit = (...events: DomainEvent[]) => void;
@@ -14,11 +13,16 @@ export type Emit = (...events: DomainEvent[]) => void;
  */
 export type Reach = CallerContext | 'admin';
 
+/** How access finds a live rundown a scope may see (the rundowns service's `findVisible`). */
+export interface VisibleRundowns {
+  findVisible(scope: Scope | 'admin', id: string, tx?: Db, forUpdate?: boolean): Promise<RundownRow>;
+}
+
 /** Entry point of every content read and write of a rundown. */
 export class RundownAccess {
   constructor(
     private readonly transactions: Transactions,
-    private readonly rundowns: RundownsService,
+    private readonly rundowns: VisibleRundowns,
     private readonly repo: RundownsRepository,
     private readonly events: EventLog,
   ) {}

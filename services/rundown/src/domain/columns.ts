@@ -1,11 +1,11 @@
-import { AppError, limits, newId, type Db } from '@rundown/shared';
+import { AppError, lengthIssues, limits, newId, textLimits, type Db } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
-import type { ColumnRow, RundownRow } from '../repositories/rundowns.js';
 import type { Emit, Reach, RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
 import type { FactVersions } from './fact-versions.js';
 import { placeColumn, reorderColumns, reorderProblem, type ColumnPosition } from './column-order.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
+import type { ColumnRow, RundownRow } from './model.js';
 
 /** `rundown.changed` with the new public order, when a write moved it. */
 const orderEffect = (rundownId: string, changed: boolean, layout: Layout): SideEffect[] =>
@@ -185,8 +185,10 @@ export class ColumnsService {
   }
 }
 
-/** Names are unique among all of a rundown's columns, private ones included (the layout holds them all). */
+/** Names fit the limits table and are unique among all of a rundown's columns, private ones included (the layout holds them all). */
 function checkName(layout: Layout, name: string, exceptId?: string): void {
+  const tooLong = lengthIssues({ name }, textLimits.column);
+  if (tooLong.length) throw AppError.validation('columns.invalid_payload', tooLong);
   for (const column of layout.byId.values()) {
     if (column.name === name && column.id !== exceptId) {
       throw AppError.validation('columns.invalid_payload', [

@@ -1,16 +1,14 @@
-import { AppError, limits, looksLikeId, type CallerContext } from '@rundown/shared';
+import { AppError, couldSee, limits, looksLikeId, type CallerContext } from '@rundown/shared';
 import type { Transactions } from './transactions.js';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CoordinatesRepository } from '../repositories/coordinates.js';
-import type { MentionRow } from '../repositories/mentions.js';
-import type { ColumnRow } from '../repositories/rundowns.js';
-import type { TextVariableRow } from '../repositories/text-variables.js';
 import type { ExtrasRepositories } from './rundowns.js';
-import { defaultOutputMessage, type OutputMessageRecord } from './output-message.js';
+import { defaultOutputMessage } from './output-message.js';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { CellsPort, SnapshotCell } from './cells-port.js';
-import { CueDraft, type CueRecord } from './cue-draft.js';
-import { scopeOf, type RundownRecord, type RundownsService } from './rundowns.js';
+import { CueDraft } from './cue-draft.js';
+import type { RundownsService } from './rundowns.js';
+import { type MentionRow, type ColumnRow, type TextVariableRow, type OutputMessageRecord, type CueRecord, scopeOf, type RundownRecord } from './model.js';
 
 export interface Coordinates {
   cues: { id: string; type: string; prevent_edits: boolean }[];
@@ -54,7 +52,7 @@ export class CoordinatesService {
 
   async describe(ctx: CallerContext, rundownId: string, query: CoordinatesQuery): Promise<Coordinates> {
     const scope = scopeOf(ctx);
-    const found = looksLikeId(rundownId) && !(scope.rundownId && scope.rundownId !== rundownId);
+    const found = looksLikeId(rundownId) && couldSee(scope, rundownId);
     const row = found
       ? await this.coordinates.find(
           this.transactions.db,

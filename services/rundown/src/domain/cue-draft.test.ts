@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { limits } from '@rundown/shared';
-import { CueDraft, type CueRow } from './cue-draft.js';
+import { CueDraft } from './cue-draft.js';
+import type { CueRow } from './model.js';
 
 const row = (id: string, fields: Partial<CueRow> = {}): CueRow => ({
   id,

@@ -1,29 +1,8 @@
-import { AppError, limits, newId } from '@rundown/shared';
-import type { CueTreeNode } from '../repositories/rundowns.js';
-import { CueTree, playableDurationMs, skippedBy, type CueType, type Position, type ReorderItem } from './cue-tree.js';
+import { AppError, lengthIssues, limits, newId, textLimits } from '@rundown/shared';
+import { CueTree, playableDurationMs, skippedBy, type Position, type ReorderItem } from './cue-tree.js';
+import type { CueTreeNode, CueType } from './model.js';
+import type { CueRecord, CueRow } from './model.js';
 
-/** A cue as stored. */
-export interface CueRow {
-  id: string;
-  type: CueType;
-  title: string;
-  subtitle: string;
-  duration_ms: number;
-  background_color: string | null;
-  start_time: number | null;
-  prevent_edits: boolean;
-  skip: boolean;
-  auto_advance: boolean;
-  scheduled: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-/** A cue as clients read it (docs/api-decisions.md#records): the row plus where it sits and whether it plays. */
-export interface CueRecord extends CueRow {
-  parent_id: string | null;
-  skipped_by: 'self' | 'group' | null;
-}
 
 /** The writable fields; absent means "leave as is" (or the default, on create). */
 export interface CueFields {
@@ -109,7 +88,7 @@ export class CueDraft {
       updated_at: now,
     };
     this.tree.place(id, row.type, input.position ?? atEnd, (other) => this.cues.get(other)?.type);
-    checkScheduled(row, path);
+    checkFieldValues(row, path);
     this.cues.set(id, row);
     this.created.add(id);
     return id;
@@ -136,7 +115,7 @@ export class CueDraft {
         });
       }
     }
-    checkScheduled(next, path);
+    checkFieldValues(next, path);
     this.cues.set(id, next);
     if (!this.created.has(id)) {
       if (!this.before.has(id)) this.before.set(id, current);
@@ -265,7 +244,10 @@ function definedOnly(fields: CueFields): Partial<CueRow> {
 }
 
 /** `scheduled` means "start at start_time", so it needs one (checked on the cue as the write leaves it). */
-function checkScheduled(row: CueRow, path: (string | number)[]): void {
+/** The rules on a cue's values: its text lengths (the limits table's), and a scheduled cue has a start_time. */
+function checkFieldValues(row: CueRow, path: (string | number)[]): void {
+  const issues = lengthIssues(row, textLimits.cue, path);
+  if (issues.length) throw AppError.validation('cues.invalid_payload', issues);
   if (row.scheduled && row.start_time === null) {
     throw AppError.validation('cues.invalid_payload', [
       { path: [...path, 'scheduled'], message: 'A scheduled cue needs a start_time.', code: 'custom' },

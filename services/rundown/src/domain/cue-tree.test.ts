@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CueTree, playableDurationMs, playableIds, skippedBy, type CueType, type TimingFacts } from './cue-tree.js';
+import { CueTree, playableDurationMs, playableIds, skippedBy, type TimingFacts } from './cue-tree.js';
+import type { CueType } from './model.js';
 
 const types = new Map<string, CueType>([
   ['a', 'cue'],

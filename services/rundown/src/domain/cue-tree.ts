@@ -1,6 +1,7 @@
 import { AppError } from '@rundown/shared';
-import type { CueTreeNode } from '../repositories/rundowns.js';
 import { duplicatesBy } from './duplicates.js';
+import type { CueTreeNode } from './model.js';
+import type { CueType } from './model.js';
 
 /**
  * The cue order of a rundown as a two-level tree (groups only at root, their children cues or
@@ -8,8 +9,6 @@ import { duplicatesBy } from './duplicates.js';
  * Pure: no I/O; the domain loads the tree, applies these and saves the result.
  */
 
-export type CueType = 'cue' | 'heading' | 'group';
-export const cueTypes: readonly CueType[] = ['cue', 'heading', 'group'];
 
 /** docs/api-decisions.md#endpoints position descriptor; `group: null` is the root level. */
 export type Position =

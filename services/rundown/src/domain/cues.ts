@@ -1,7 +1,6 @@
 import { AppError, type CallerContext, type Db } from '@rundown/shared';
 import type { CuesRepository } from '../repositories/cues.js';
-import type { RundownRow } from '../repositories/rundowns.js';
-import { CueDraft, type BulkItem, type CreateCueInput, type CueRecord, type PatchCueInput } from './cue-draft.js';
+import { CueDraft, type BulkItem, type CreateCueInput, type PatchCueInput } from './cue-draft.js';
 import type { ReorderItem } from './cue-tree.js';
 import type { RundownAccess } from './access.js';
 import type { CellsPort } from './cells-port.js';
@@ -9,7 +8,8 @@ import type { DomainEvent } from './events.js';
 import type { FactVersions } from './fact-versions.js';
 import type { SideEffect, WriteResult } from './side-effects.js';
 import type { Transactions } from './transactions.js';
-import type { RundownRecord, RundownsService } from './rundowns.js';
+import type { RundownsService } from './rundowns.js';
+import type { RundownRow, CueRecord, RundownRecord } from './model.js';
 
 export type { SideEffect, WriteResult } from './side-effects.js';
 

@@ -1,10 +1,5 @@
 import type { Db } from '@rundown/shared';
-import type { ColumnRow } from '../repositories/rundowns.js';
-import type { MentionRow } from '../repositories/mentions.js';
-import type { TextVariableRow } from '../repositories/text-variables.js';
-import type { CueRecord } from './cue-draft.js';
-import type { OutputMessageRecord } from './output-message.js';
-import type { RundownRecord } from './rundowns.js';
+import type { ColumnRow, MentionRow, TextVariableRow, CueRecord, OutputMessageRecord, RundownRecord } from './model.js';
 
 /** What happened to a record (docs/api-decisions.md#events `change`). */
 export type Change = 'created' | 'updated' | 'removed' | 'reordered';

@@ -1,8 +1,9 @@
-import { AppError, checkBulkSize, limits, looksLikeId, newId } from '@rundown/shared';
-import type { MentionRow, MentionsRepository, MentionValues } from '../repositories/mentions.js';
+import { AppError, checkBulkSize, lengthIssues, limits, looksLikeId, newId, textLimits } from '@rundown/shared';
+import type { MentionsRepository } from '../repositories/mentions.js';
 import type { Reach, RundownAccess } from './access.js';
 import { duplicatesBy } from './duplicates.js';
 import { only, type WriteResult } from './side-effects.js';
+import type { MentionRow, MentionValues } from './model.js';
 
 /** Fields of a create, PATCH or bulk item; absent ones keep their value (or default, on create). */
 export interface MentionFields {
@@ -44,18 +45,21 @@ export class MentionsService {
   }
 
   async create(reach: Reach, rundownId: string, fields: MentionFields): Promise<WriteResult<MentionRow>> {
+    checkLengths([{ fields }]);
     const [created] = await this.apply(reach, rundownId, [{ fields }]);
     return only(created!);
   }
 
   async update(reach: Reach, rundownId: string, id: string, fields: MentionFields): Promise<WriteResult<MentionRow>> {
     if (!Object.keys(fields).length) throw new AppError('mentions.empty_patch');
+    checkLengths([{ fields }]);
     const [updated] = await this.apply(reach, rundownId, [{ id, fields }]);
     return only(updated!);
   }
 
   async bulk(reach: Reach, rundownId: string, items: MentionItem[]): Promise<WriteResult<MentionRow[]>> {
     checkBulkSize(items.length, 'mentions');
+    checkLengths(items, ['items']);
     const duplicates = duplicatesBy(items, (i) => i.id);
     if (duplicates.length) {
       throw new AppError('mentions.duplicate_id', { details: { duplicates: duplicates.map((d) => ({ id: d.key, indexes: d.indexes })) } });
@@ -114,4 +118,10 @@ export class MentionsService {
 
 function notFound(rundownId: string, mentionId: string): AppError {
   return new AppError('mentions.not_found', { details: { rundown_id: rundownId, mention_id: mentionId } });
+}
+
+/** Names and descriptions fit the limits table (a single write's issue has no path prefix; a bulk's names its item). */
+function checkLengths(items: Pick<MentionItem, 'fields'>[], path?: string[]): void {
+  const issues = items.flatMap((item, index) => lengthIssues(item.fields, textLimits.mention, path ? [...path, index] : []));
+  if (issues.length) throw AppError.validation('mentions.invalid_payload', issues);
 }

@@ -1,12 +1,10 @@
-import type { OutputMessageRow, OutputMessagesRepository, OutputMessageValues } from '../repositories/output-messages.js';
-import { AppError } from '@rundown/shared';
+import type { OutputMessagesRepository } from '../repositories/output-messages.js';
+import { AppError, lengthIssues, textLimits } from '@rundown/shared';
 import type { Reach, RundownAccess } from './access.js';
 import type { WriteResult } from './side-effects.js';
+import type { OutputMessageRow, OutputMessageValues } from './model.js';
+import type { OutputMessageRecord } from './model.js';
 
-export interface OutputMessageRecord extends OutputMessageValues {
-  /** null until the message is first written. */
-  updated_at: Date | null;
-}
 
 /** What a rundown's message reads as before anyone wrote it. */
 export const defaultOutputMessage: OutputMessageValues = { text: '', visible: false, color: '#ffffff', bold: false, underline: false };
@@ -28,6 +26,8 @@ export class OutputMessageService {
   /** Applies the patch; only a patch that gives some field a new value writes (and reports `output_message.changed`). */
   async update(reach: Reach, rundownId: string, patch: Partial<OutputMessageValues>): Promise<WriteResult<OutputMessageRecord>> {
     if (!fields.some((f) => patch[f] !== undefined)) throw new AppError('messages.empty_patch');
+    const tooLong = lengthIssues(patch, textLimits.outputMessage);
+    if (tooLong.length) throw AppError.validation('messages.invalid_payload', tooLong);
     return this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const current = orDefault(await this.repo.find(tx, rundownId));
       const changed = fields.some((f) => patch[f] !== undefined && patch[f] !== current[f]);

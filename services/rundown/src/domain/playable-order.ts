@@ -1,9 +1,10 @@
 import { AppError, looksLikeId } from '@rundown/shared';
 import type { CuesRepository } from '../repositories/cues.js';
 import type { RundownsRepository } from '../repositories/rundowns.js';
-import { CueDraft, type CueRecord } from './cue-draft.js';
+import { CueDraft } from './cue-draft.js';
 import type { RundownsService } from './rundowns.js';
 import type { Transactions } from './transactions.js';
+import type { CueRecord } from './model.js';
 
 export interface PlayableOrder {
   rundown_id: string;

@@ -1,4 +1,4 @@
-import type { RundownRow } from '../repositories/rundowns.js';
+import type { RundownRow } from './model.js';
 
 /**
  * The gateway's read model of rundown records (`GET /v1/rundowns/:id` is served from it; the shared

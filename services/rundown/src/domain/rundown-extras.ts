@@ -1,8 +1,7 @@
-import { AppError, limits, looksLikeId, type Issue } from '@rundown/shared';
-import type { MentionValues } from '../repositories/mentions.js';
-import type { OutputMessageValues } from '../repositories/output-messages.js';
+import { AppError, limits, looksLikeId, withinChars, type Issue } from '@rundown/shared';
 import type { TextVariableInput } from './text-variables.js';
 import { duplicatesBy } from './duplicates.js';
+import type { MentionValues, OutputMessageValues } from './model.js';
 
 /**
  * What a rundown create may bring besides its columns and cues (an import does): mentions (with the
@@ -34,9 +33,9 @@ export function checkExtras(extras: RundownExtras, rundownId: string): void {
   const issue = (path: (string | number)[], message: string) => issues.push({ path, message, code: 'custom' });
   extras.mentions.forEach((m, i) => {
     if (!looksLikeId(m.id)) issue(['mentions', i, 'id'], 'Not a mention id.');
-    if (m.name.trim().length === 0 || m.name.length > limits.mentionNameChars) issue(['mentions', i, 'name'], `A name is 1 to ${limits.mentionNameChars} characters.`);
+    if (m.name.trim().length === 0 || !withinChars(m.name, limits.mentionNameChars)) issue(['mentions', i, 'name'], `A name is 1 to ${limits.mentionNameChars} characters.`);
     if (!COLOR.test(m.color)) issue(['mentions', i, 'color'], 'must be #rgb or #rrggbb');
-    if (m.description.length > limits.mentionDescriptionChars) issue(['mentions', i, 'description'], `At most ${limits.mentionDescriptionChars} characters.`);
+    if (!withinChars(m.description, limits.mentionDescriptionChars)) issue(['mentions', i, 'description'], `At most ${limits.mentionDescriptionChars} characters.`);
   });
   for (const { key, indexes } of duplicatesBy(extras.mentions, (m) => m.name)) {
     for (const index of indexes.slice(1)) issue(['mentions', index, 'name'], `Duplicate mention name "${key}" (also at mentions[${indexes[0]}]).`);
@@ -46,14 +45,14 @@ export function checkExtras(extras: RundownExtras, rundownId: string): void {
   }
   extras.text_variables.forEach((v, i) => {
     if (!limits.textVariableKey.test(v.key)) issue(['text_variables', i, 'key'], 'A key is 1 to 64 characters of A-Z, a-z, 0-9 and _.');
-    if (v.value.length > limits.textVariableValueChars) issue(['text_variables', i, 'value'], `At most ${limits.textVariableValueChars} characters.`);
+    if (!withinChars(v.value, limits.textVariableValueChars)) issue(['text_variables', i, 'value'], `At most ${limits.textVariableValueChars} characters.`);
   });
   for (const { key, indexes } of duplicatesBy(extras.text_variables, (v) => v.key)) {
     for (const index of indexes.slice(1)) issue(['text_variables', index, 'key'], `Duplicate key "${key}" (also at text_variables[${indexes[0]}]).`);
   }
   const message = extras.output_message;
   if (message) {
-    if (message.text.length > limits.outputMessageChars) issue(['output_message', 'text'], `At most ${limits.outputMessageChars} characters.`);
+    if (!withinChars(message.text, limits.outputMessageChars)) issue(['output_message', 'text'], `At most ${limits.outputMessageChars} characters.`);
     if (!COLOR.test(message.color)) issue(['output_message', 'color'], 'must be #rgb or #rrggbb');
   }
   if (issues.length) throw AppError.validation('rundowns.invalid_payload', issues);

@@ -1,7 +1,7 @@
-import { AppError, limits, looksLikeId, newId, type CallerContext, type Db, type Issue } from '@rundown/shared';
+import { AppError, couldSee, lengthIssues, limits, looksLikeId, newId, textLimits, type CallerContext, type Db, type Issue } from '@rundown/shared';
 import type { ColumnsRepository } from '../repositories/columns.js';
 import type { CuesRepository } from '../repositories/cues.js';
-import type { CueTreeNode, RundownRow, RundownsRepository } from '../repositories/rundowns.js';
+import type { RundownsRepository } from '../repositories/rundowns.js';
 import { CueDraft, type CueFields } from './cue-draft.js';
 import type { CursorCodec } from './cursor.js';
 import type { CellContent, CellsPort, CellWrite } from './cells-port.js';
@@ -15,26 +15,9 @@ import { checkExtras, type RundownExtras } from './rundown-extras.js';
 import type { MentionsRepository } from '../repositories/mentions.js';
 import type { OutputMessagesRepository } from '../repositories/output-messages.js';
 import type { TextVariablesRepository } from '../repositories/text-variables.js';
-import { defaultSettings, mergeSettings, settingsPatchIssues, type Settings, type SettingsPatch } from './settings.js';
+import { defaultSettings, mergeSettings, settingsPatchIssues, type SettingsPatch } from './settings.js';
+import { defaultStatus, rundownStatuses, scopeOf, toRecord, type RundownRecord, type RundownRow, type RundownStatus, type Scope } from './model.js';
 
-/** docs/api-decisions.md#records: any status may follow any other; a new rundown is a draft unless told otherwise. */
-export const rundownStatuses = ['imported', 'draft', 'awaiting-data', 'approved', 'finalized', 'rejected'] as const;
-export type RundownStatus = (typeof rundownStatuses)[number];
-export const defaultStatus: RundownStatus = 'draft';
-
-export interface RundownRecord {
-  id: string;
-  title: string;
-  timezone: string | null;
-  start_time: number | null;
-  end_time: number | null;
-  status: RundownStatus;
-  settings: Settings;
-  cue_order: CueTreeNode[];
-  column_order: string[];
-  created_at: string;
-  updated_at: string;
-}
 
 export interface CreateRundownInput {
   title: string;
@@ -84,16 +67,6 @@ export interface UpdateRundownInput {
   settings?: SettingsPatch;
 }
 
-/** Who may see what: a team sees its rundowns; a rundown-scoped token sees only its rundown. */
-export interface Scope {
-  teamId: string;
-  rundownId: string | undefined;
-}
-
-export function scopeOf(ctx: CallerContext): Scope {
-  if (!ctx.teamId) throw new AppError('rundowns.not_found');
-  return { teamId: ctx.teamId, rundownId: ctx.tokenRundownId };
-}
 
 export class RundownsService {
   constructor(
@@ -112,7 +85,7 @@ export class RundownsService {
 
   async create(ctx: CallerContext, input: CreateRundownInput): Promise<WriteResult<RundownRecord>> {
     const scope = scopeOf(ctx);
-    if (scope.rundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
+    if (scope.tokenRundownId) throw new AppError('forbidden', { detail: 'A rundown-scoped token cannot create rundowns.' });
     // The cap first: 20,000 columns are too many, whatever their names (not 19,999 duplicates).
     if (input.columns.length > limits.columnsPerRundown) {
       throw new AppError('columns.too_many', {
@@ -230,7 +203,7 @@ export class RundownsService {
 
   async list(ctx: CallerContext, limit: number, cursor: string | undefined): Promise<{ items: RundownRecord[]; next_cursor: string | null }> {
     const scope = scopeOf(ctx);
-    const cursorScope = `rundowns:${scope.teamId}:${scope.rundownId ?? '*'}`;
+    const cursorScope = `rundowns:${scope.teamId}:${scope.tokenRundownId ?? '*'}`;
     let after: { created_key: string; id: string } | undefined;
     if (cursor) {
       const position = this.cursors.decode(cursorScope, cursor);
@@ -240,7 +213,7 @@ export class RundownsService {
       after = { created_key: position.t, id: position.i };
     }
     // One extra row tells whether another page exists without a count query.
-    const rows = await this.repo.page(this.transactions.db, scope.teamId, limit + 1, after, scope.rundownId);
+    const rows = await this.repo.page(this.transactions.db, scope.teamId, limit + 1, after, scope.tokenRundownId);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -251,7 +224,7 @@ export class RundownsService {
 
   async delete(ctx: CallerContext, id: string): Promise<WriteResult<null>> {
     const scope = scopeOf(ctx);
-    if (!looksLikeId(id) || (scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
+    if (!looksLikeId(id) || !couldSee(scope, id)) throw new AppError('rundowns.not_found');
     await this.transactions.run(async (tx) => {
       if (!(await this.repo.softDelete(tx, scope.teamId, id))) throw new AppError('rundowns.not_found');
       await this.events.record(tx, { id, team_id: scope.teamId }, [{ kind: 'rundown', change: 'removed', id }]);
@@ -269,7 +242,7 @@ export class RundownsService {
    */
   async findVisible(scope: Scope | 'admin', id: string, tx?: Db, forUpdate = false): Promise<RundownRow> {
     const db = tx ?? this.transactions.db;
-    if (!looksLikeId(id) || (scope !== 'admin' && scope.rundownId && scope.rundownId !== id)) throw new AppError('rundowns.not_found');
+    if (!looksLikeId(id) || (scope !== 'admin' && !couldSee(scope, id))) throw new AppError('rundowns.not_found');
     const row = await this.repo.find(db, scope === 'admin' ? undefined : scope.teamId, id, forUpdate);
     if (!row) throw new AppError('rundowns.not_found');
     return row;
@@ -277,8 +250,9 @@ export class RundownsService {
 }
 
 /** The rules on a rundown's own fields (shapes are the gateway's; values are the domain's). */
-function checkFields(input: { status?: string | undefined; settings?: SettingsPatch | undefined; columns?: { name: string }[] }): void {
-  const issues: Issue[] = [];
+function checkFields(input: { title?: string | undefined; status?: string | undefined; settings?: SettingsPatch | undefined; columns?: { name: string }[] }): void {
+  const issues: Issue[] = lengthIssues(input, textLimits.rundown);
+  input.columns?.forEach((column, index) => issues.push(...lengthIssues(column, textLimits.column, ['columns', index])));
   if (input.status !== undefined && !(rundownStatuses as readonly string[]).includes(input.status)) {
     issues.push({ path: ['status'], message: `Unknown status "${input.status}"; one of ${rundownStatuses.join(', ')}.`, code: 'invalid_value' });
   }
@@ -338,18 +312,3 @@ function asRundownPayload<T>(work: () => T): T {
   }
 }
 
-export function toRecord(row: RundownRow): RundownRecord {
-  return {
-    id: row.id,
-    title: row.title,
-    timezone: row.timezone,
-    start_time: row.start_time,
-    end_time: row.start_time === null ? null : row.start_time + row.playable_duration_ms,
-    status: row.status,
-    settings: row.settings,
-    cue_order: row.cue_tree,
-    column_order: row.public_column_ids,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}

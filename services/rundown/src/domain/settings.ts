@@ -1,13 +1,5 @@
-import { AppError, limits, type Issue } from '@rundown/shared';
-
-/** Rundown settings (docs/api-decisions.md#records): their shape, defaults, limits and the PATCH merge are the domain's. */
-export interface Settings {
-  cue_numbering: { start_from: number; prefix: string; padding: number };
-  tod_display_format: TodDisplayFormat | null;
-}
-
-export const todDisplayFormats = ['12h', '24h'] as const;
-export type TodDisplayFormat = (typeof todDisplayFormats)[number];
+import { AppError, limits, withinChars, type Issue } from '@rundown/shared';
+import { type Settings, type TodDisplayFormat, todDisplayFormats } from './model.js';
 
 /**
  * An RFC 7396 merge patch of the settings: an absent member keeps its value, `null` resets it to
@@ -18,7 +10,7 @@ export interface SettingsPatch {
   tod_display_format?: TodDisplayFormat | null;
 }
 
-export const cueNumberingLimits = { start_from: { min: 0, max: limits.cueNumberingStartFromMax }, prefixChars: 10, padding: { min: 1, max: 6 } };
+export const cueNumberingLimits = { start_from: { min: 0, max: limits.cueNumberingStartFromMax }, prefixChars: limits.cueNumberingPrefixChars, padding: limits.cueNumberingPadding };
 
 export function defaultSettings(): Settings {
   return { cue_numbering: { start_from: 1, prefix: '', padding: 1 }, tod_display_format: null };
@@ -53,7 +45,7 @@ export function settingsPatchIssues(patch: SettingsPatch, path: (string | number
   if (numbering?.start_from != null && !inRange(numbering.start_from, start_from)) {
     issues.push({ path: at('start_from'), message: `Must be an integer from ${start_from.min} to ${start_from.max}.`, code: 'too_big' });
   }
-  if (numbering?.prefix != null && numbering.prefix.length > prefixChars) {
+  if (numbering?.prefix != null && !withinChars(numbering.prefix, prefixChars)) {
     issues.push({ path: at('prefix'), message: `Must be at most ${prefixChars} characters.`, code: 'too_big' });
   }
   if (numbering?.padding != null && !inRange(numbering.padding, padding)) {

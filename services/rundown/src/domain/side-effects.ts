@@ -1,4 +1,4 @@
-import type { OutputMessageRecord } from './output-message.js';
+import type { OutputMessageRecord } from './model.js';
 
 /**
  * What a write caused beyond the records it returns (docs/api-decisions.md#envelope `meta.side_effects`). The domain

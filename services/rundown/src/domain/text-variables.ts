@@ -1,8 +1,9 @@
-import { AppError, checkBulkSize, limits } from '@rundown/shared';
-import type { TextVariableRow, TextVariablesRepository } from '../repositories/text-variables.js';
+import { AppError, checkBulkSize, lengthIssues, limits, textLimits } from '@rundown/shared';
+import type { TextVariablesRepository } from '../repositories/text-variables.js';
 import type { Reach, RundownAccess } from './access.js';
 import { duplicatesBy } from './duplicates.js';
 import { only, type WriteResult } from './side-effects.js';
+import type { TextVariableRow } from './model.js';
 
 export interface TextVariableInput {
   key: string;
@@ -29,6 +30,7 @@ export class TextVariablesService {
 
   async create(reach: Reach, rundownId: string, input: TextVariableInput): Promise<WriteResult<TextVariableRow>> {
     checkKey(input.key);
+    checkValues([input]);
     return only(await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       if (await this.repo.find(tx, rundownId, input.key)) throw new AppError('text_variables.key_exists');
       const count = (await this.repo.all(tx, rundownId)).length;
@@ -41,6 +43,7 @@ export class TextVariablesService {
 
   async update(reach: Reach, rundownId: string, input: TextVariableInput): Promise<WriteResult<TextVariableRow>> {
     checkKey(input.key);
+    checkValues([input]);
     return only(await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const before = (await this.repo.find(tx, rundownId, input.key)) ?? notFound(rundownId, input.key);
       const [updated] = await this.repo.upsert(tx, rundownId, [input]);
@@ -67,6 +70,7 @@ export class TextVariablesService {
     const duplicates = duplicatesBy(items, (i) => i.key);
     if (duplicates.length) throw new AppError('text_variables.duplicate_key', { details: { duplicates: duplicates.map((d) => d.key) } });
     items.forEach((i) => checkKey(i.key));
+    checkValues(items, ['items']);
     return only(await this.access.write(reach, rundownId, async (tx, _rundown, emit) => {
       const before = new Map((await this.repo.all(tx, rundownId)).map((v) => [v.key, v.value]));
       const keys = new Set(items.map((i) => i.key));
@@ -91,6 +95,12 @@ function checkKey(key: string): void {
     const message = 'A key is 1 to 64 characters of A-Z, a-z, 0-9 and _.';
     throw new AppError('text_variables.invalid_payload', { detail: `Invalid key "${key}": ${message}`, details: { key, message } });
   }
+}
+
+/** Values fit the limits table (a single write's issue has no path prefix; a bulk's names its item). */
+function checkValues(items: TextVariableInput[], path?: string[]): void {
+  const issues = items.flatMap((item, index) => lengthIssues(item, textLimits.textVariable, path ? [...path, index] : []));
+  if (issues.length) throw AppError.validation('text_variables.invalid_payload', issues);
 }
 
 function checkCap(attempted: number): void {

@@ -1,10 +1,9 @@
-import type { RedisClient } from '@rundown/shared';
-import { counter, writeRundownRecords, type Db, type Logger, type RundownRecordState } from '@rundown/shared';
+import { counter, writeRundownRecords, type Db, type Logger, type RedisClient, type RundownRecordState } from '@rundown/shared';
 import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
-import { toRecord } from '../domain/rundowns.js';
+import { toRecord, type RundownRow } from '../domain/model.js';
 import type { RecordReadModel } from '../domain/record-read-model.js';
 import { rundownMessage } from '../grpc/messages.js';
-import type { RundownRow, RundownsRepository } from '../repositories/rundowns.js';
+import type { RundownsRepository } from '../repositories/rundowns.js';
 
 /** A row as the read model stores it: the GetRundown answer's bytes, or a removal. */
 function stateOf(row: RundownRow & { removed?: boolean }): RundownRecordState {

@@ -7,9 +7,10 @@ import {
   type Position as PositionMessage,
 } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { CueFields, PatchCueInput, CreateCueInput, BulkItem } from '../domain/cue-draft.js';
-import type { CueType, Position } from '../domain/cue-tree.js';
+import type { Position } from '../domain/cue-tree.js';
 import type { CuesService } from '../domain/cues.js';
 import { cueMessage, sideEffectMessages as effectMessages } from './messages.js';
+import type { CueType } from '../domain/model.js';
 
 function cueType(value: CueTypeMessage | undefined): CueType | undefined {
   if (value === undefined) return undefined;

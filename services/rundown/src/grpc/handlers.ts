@@ -7,10 +7,11 @@ import {
 import type { SettingsPatch } from '../domain/settings.js';
 import type { NewCue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { CuesService } from '../domain/cues.js';
-import type { NewCueInput, RundownRecord, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
+import type { NewCueInput, RundownsService, UpdateRundownInput } from '../domain/rundowns.js';
 import type { WriteResult } from '../domain/side-effects.js';
 import { createInput } from './cues.js';
 import { cueMessage, rundownMessage, sideEffectMessages } from './messages.js';
+import type { RundownRecord } from '../domain/model.js';
 
 /** Proto -> domain: the status name (an unknown value is the caller's fault). */
 function status(value: RundownStatus | undefined): string | undefined {

@@ -3,7 +3,7 @@ import { MentionServiceService, type MentionFields as MentionFieldsMessage } fro
 import type { MentionFields, MentionsService } from '../domain/mentions.js';
 import { mentionMessage, sideEffectMessages } from './messages.js';
 import type { WriteResult } from '../domain/side-effects.js';
-import type { MentionRow } from '../repositories/mentions.js';
+import type { MentionRow } from '../domain/model.js';
 
 const written = (w: WriteResult<MentionRow>) => ({ mention: mentionMessage(w.result), side_effects: sideEffectMessages(w.side_effects) });
 

@@ -6,13 +6,8 @@ import type { OutputMessage } from '@rundown/shared/proto/rundown/rundown/v1/out
 import { TodDisplayFormat, type CueOrderNode, type Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RundownField, type SideEffect as SideEffectMessage } from '@rundown/shared/proto/rundown/rundown/v1/side_effects';
 import type { TextVariable } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
-import type { CueRecord } from '../domain/cue-draft.js';
-import type { OutputMessageRecord } from '../domain/output-message.js';
-import type { RundownRecord } from '../domain/rundowns.js';
 import type { SideEffect } from '../domain/side-effects.js';
-import type { MentionRow } from '../repositories/mentions.js';
-import type { ColumnRow, CueTreeNode } from '../repositories/rundowns.js';
-import type { TextVariableRow } from '../repositories/text-variables.js';
+import type { CueRecord, OutputMessageRecord, RundownRecord, MentionRow, ColumnRow, CueTreeNode, TextVariableRow } from '../domain/model.js';
 
 /**
  * Domain records -> proto messages: the one mapping per resource, used by the gRPC handlers and

@@ -3,7 +3,7 @@ import { TextVariableServiceService } from '@rundown/shared/proto/rundown/rundow
 import type { TextVariablesService } from '../domain/text-variables.js';
 import { sideEffectMessages, textVariableMessage as variableMessage } from './messages.js';
 import type { WriteResult } from '../domain/side-effects.js';
-import type { TextVariableRow } from '../repositories/text-variables.js';
+import type { TextVariableRow } from '../domain/model.js';
 
 const written = (w: WriteResult<TextVariableRow>) => ({ text_variable: variableMessage(w.result), side_effects: sideEffectMessages(w.side_effects) });
 

@@ -1,5 +1,5 @@
 import type { Db } from '@rundown/shared';
-import type { ColumnRow } from './rundowns.js';
+import type { ColumnRow } from '../domain/model.js';
 
 
 const columnFields = 'id, rundown_id, name, type, private, created_at, updated_at';

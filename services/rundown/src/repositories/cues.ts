@@ -1,5 +1,5 @@
 import type { Db } from '@rundown/shared';
-import type { CueRow } from '../domain/cue-draft.js';
+import type { CueRow } from '../domain/model.js';
 
 
 /** The selected columns, qualified by `t` where a statement joins another relation. */

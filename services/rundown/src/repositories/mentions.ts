@@ -1,17 +1,6 @@
 import type { Db } from '@rundown/shared';
+import type { MentionRow, MentionValues } from '../domain/model.js';
 
-
-export interface MentionRow {
-  id: string;
-  rundown_id: string;
-  name: string;
-  color: string;
-  description: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export type MentionValues = Pick<MentionRow, 'id' | 'name' | 'color' | 'description'>;
 
 const fields = 'id, rundown_id, name, color, description, created_at, updated_at';
 const updatedFields = fields.split(', ').map((f) => `t.${f}`).join(', ');

@@ -1,16 +1,6 @@
 import type { Db } from '@rundown/shared';
+import type { OutputMessageRow, OutputMessageValues } from '../domain/model.js';
 
-
-export interface OutputMessageRow {
-  text: string;
-  visible: boolean;
-  color: string;
-  bold: boolean;
-  underline: boolean;
-  updated_at: Date;
-}
-
-export type OutputMessageValues = Omit<OutputMessageRow, 'updated_at'>;
 
 export class OutputMessagesRepository {
   async find(db: Db, rundownId: string): Promise<OutputMessageRow | undefined> {

@@ -1,44 +1,5 @@
 import type { Db } from '@rundown/shared';
-import type { RundownStatus } from '../domain/rundowns.js';
-import type { Settings } from '../domain/settings.js';
-
-export interface CueTreeNode {
-  id: string;
-  children?: CueTreeNode[];
-}
-
-export interface RundownRow {
-  id: string;
-  team_id: string;
-  title: string;
-  timezone: string | null;
-  start_time: number | null;
-  status: RundownStatus;
-  settings: Settings;
-  cue_tree: CueTreeNode[];
-  column_ids: string[];
-  /** column_ids less the private columns: what clients see as column_order. */
-  public_column_ids: string[];
-  playable_duration_ms: number;
-  /** Moves with every change to the rundown's playable order (see the OrderVersion migration). */
-  order_version: number;
-  /** Moves with every write of the row (see the RecordVersion migration): the record read model's version. */
-  record_version: number;
-  created_at: Date;
-  updated_at: Date;
-  /** created_at with microseconds, for cursors (a JS Date keeps only ms). */
-  created_key: string;
-}
-
-export interface ColumnRow {
-  id: string;
-  rundown_id: string;
-  name: string;
-  type: 'text' | 'select' | 'image' | 'attachment';
-  private: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+import type { CueTreeNode, RundownRow } from '../domain/model.js';
 
 // public_column_ids: the column order without private columns, computed in the same query.
 const rundownColumns = `id, team_id, title, timezone, start_time::float8 AS start_time, status, settings, cue_tree,

@@ -1,12 +1,6 @@
 import type { Db } from '@rundown/shared';
+import type { TextVariableRow } from '../domain/model.js';
 
-
-export interface TextVariableRow {
-  key: string;
-  value: string;
-  created_at: Date;
-  updated_at: Date;
-}
 
 const fields = 'key, value, created_at, updated_at';
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, isAppError, looksLikeId, newId, pgDb, pgTransactions, type CallerContext, type Db, type Transact } from '@rundown/shared';
+import { AppError, canSee, couldSee, isAppError, looksLikeId, newId, pgDb, pgTransactions, type CallerContext, type Db, type Transact } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
 import { savedRow, type ChangeWrites, type ReportSummary, type ShowRow, type ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
@@ -31,9 +31,9 @@ export interface OrderSource<R> {
  * team's, and the token's own rundown when the token is scoped to one. Anything else does not exist.
  */
 async function visibleOrder<R>(orders: OrderSource<R>, rundownId: string, caller: CallerContext): Promise<SourcedOrder<R>> {
-  if (!caller.teamId || (caller.tokenRundownId && caller.tokenRundownId !== rundownId)) throw new AppError('rundowns.not_found');
+  if (!couldSee(caller, rundownId)) throw new AppError('rundowns.not_found');
   const source = await orders.get(rundownId, caller.requestId);
-  if (source.team_id !== caller.teamId) throw new AppError('rundowns.not_found');
+  if (!canSee(caller, { id: rundownId, teamId: source.team_id })) throw new AppError('rundowns.not_found');
   return source;
 }
 

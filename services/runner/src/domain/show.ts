@@ -1,4 +1,4 @@
-import { AppError, limits } from '@rundown/shared';
+import { AppError, cueDeadline, limits } from '@rundown/shared';
 
 /**
  * The show runner's rules (docs/api-decisions.md#runner), pure: a show's state + an action + the playable order +
@@ -20,7 +20,7 @@ export interface OrderedCue {
   start_time: number | null;
 }
 
-/** The timer of the active cue: `remaining = started_at + duration_ms - (paused_at ?? now)`. */
+/** The timer of the active cue: `remaining = started_at + duration_ms - (paused_at ?? now)` (shared `countdown.ts`). */
 export interface ActiveTimer {
   cue_id: string;
   title: string;
@@ -219,7 +219,7 @@ export function placeActive(ids: readonly string[], previous: readonly string[],
 /** When the active cue runs out, or null while paused or stopped. */
 export function deadlineOf(state: ShowState): number | null {
   const a = state.active;
-  return state.phase === 'running' && a && a.paused_at === null ? a.started_at + a.duration_ms : null;
+  return state.phase === 'running' && a && a.paused_at === null ? cueDeadline(a) : null;
 }
 
 /** Applies one action. Throws the catalogue error the contract names when the state forbids it. */
@@ -376,7 +376,7 @@ class Transition {
       running: a !== null && a.paused_at === null,
       cue_id: a?.cue_id ?? null,
       kickoff: a?.started_at ?? null,
-      deadline: a ? a.started_at + a.duration_ms : null,
+      deadline: a ? cueDeadline(a) : null,
       last_stop: a?.paused_at ?? null,
     });
     this.effects.unshift(...effects);

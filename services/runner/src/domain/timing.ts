@@ -1,3 +1,4 @@
+import { remainingMs } from '@rundown/shared';
 import { placeActive, type ActiveTimer, type OrderedCue, type Outcome, type Phase, type PlayableOrder, type PlayEnd, type ShowState } from './show.js';
 
 /**
@@ -192,7 +193,7 @@ export function timing(input: TimingInput): Timing {
         c.actual_duration_ms = elapsedOf(active, now);
         c.over_under_ms = diff(c.actual_start, c.planned_start);
       }
-      cursor = now + Math.max(0, active.started_at + active.duration_ms - (active.paused_at ?? now));
+      cursor = now + Math.max(0, remainingMs(active, now));
     } else {
       cursor = Math.max(planned[0]?.planned_start ?? now, now);
     }

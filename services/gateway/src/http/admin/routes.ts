@@ -2,14 +2,11 @@ import { z } from 'zod';
 import { columnTypeNames, deliveryStateNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { AdminClients, Clients } from '../../edge/clients.js';
-import { columnJson, orderChanged } from '../v1/columns.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { cueJson, iso } from '../v1/records.js';
-import { actReply } from '../v1/runner.js';
 import { statusRecord } from '../v1/schemas/runner.js';
 import { deliveriesQuery, deliveryRecord, deliveryWithAttempts, webhookRecord } from '../v1/schemas/webhooks.js';
-import { deliveryJson, deliveryWithAttemptsJson, webhookJson } from '../v1/webhooks.js';
+import { actReply, columnJson, cueJson, deliveryJson, deliveryWithAttemptsJson, iso, orderChanged, webhookJson } from '../wire.js';
 
 export function teamJson(t: Team) {
   return {

@@ -8,8 +8,8 @@ import { jsonBody } from '../middleware/body.js';
 import { requestId } from '../middleware/request-id.js';
 import { presentedToken } from '../middleware/authenticate.js';
 import type { RouteDef } from '../route.js';
-import { problemHandler } from '../server.js';
-import { buildRouter } from '../v1/router.js';
+import { problemHandler } from '../problem.js';
+import { buildRouter } from '../router.js';
 
 const adminPrincipal: Principal = {
   tokenId: 'admin',

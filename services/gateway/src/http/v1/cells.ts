@@ -1,19 +1,9 @@
 import { z } from 'zod';
-import type { Cell, CellWrite } from '@rundown/shared/proto/rundown/cells/v1/cells';
+import type { CellWrite } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { bulkCellsBody, cellPage, cellRecord, cellsQuery, cellWrite, type CellWriteBody } from './schemas/cells.js';
-
-export function cellJson(c: Cell) {
-  return {
-    cue_id: c.cue_id,
-    column_id: c.column_id,
-    content: c.content,
-    content_html: c.content_html,
-    created_at: c.created_at?.toISOString() ?? null,
-    updated_at: c.updated_at?.toISOString() ?? null,
-  };
-}
+import { cellJson } from '../wire.js';
 
 function cellWriteMessage(b: CellWriteBody): CellWrite {
   return {

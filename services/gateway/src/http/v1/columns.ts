@@ -1,17 +1,9 @@
 import { z } from 'zod';
-import type { ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { columnJson, sideEffectsJson } from './records.js';
 import { columnRecord, createColumnBody, patchColumnBody, reorderColumnsBody } from './schemas/columns.js';
-
-export { columnJson };
-
-/** The side effects of a column write, as the rundown service decided them (the admin routes use it too). */
-export function orderChanged(_rundownId: string, write: Pick<ColumnWriteResponse, 'side_effects'>) {
-  return sideEffectsJson(write.side_effects);
-}
+import { columnJson, orderChanged, sideEffectsJson } from '../wire.js';
 
 /** RFC 7240: a DELETE answers 204, unless the client prefers to see what it caused. */
 const wantsRepresentation = (prefer: string | undefined) => /\breturn=representation\b/.test(prefer ?? '');

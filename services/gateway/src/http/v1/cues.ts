@@ -4,8 +4,6 @@ import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/prot
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { cellJson } from './cells.js';
-import { cueJson, sideEffectsJson } from './records.js';
 import { includeList } from './schemas/rundowns.js';
 import {
   bulkCuesBody,
@@ -20,6 +18,7 @@ import {
   type NewCueBody,
   type PositionBody,
 } from './schemas/cues.js';
+import { cellJson, cueJson, sideEffectsJson } from '../wire.js';
 
 function positionMessage(p: PositionBody | undefined): Position | undefined {
   if (!p) return undefined;

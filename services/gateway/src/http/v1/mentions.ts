@@ -3,8 +3,8 @@ import type { MentionFields } from '@rundown/shared/proto/rundown/rundown/v1/men
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { mentionJson, sideEffectsJson } from './records.js';
 import { bulkMentionsBody, createMentionBody, mentionRecord, patchMentionBody } from './schemas/mentions.js';
+import { mentionJson, sideEffectsJson } from '../wire.js';
 
 
 /** JSON fields → proto fields. */

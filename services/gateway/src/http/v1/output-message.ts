@@ -1,7 +1,7 @@
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { outputMessageJson, sideEffectsJson } from './records.js';
 import { outputMessageRecord, patchOutputMessageBody } from './schemas/output-message.js';
+import { outputMessageJson, sideEffectsJson } from '../wire.js';
 
 
 const path = '/rundowns/{id}/output-message';

@@ -5,11 +5,10 @@ import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import type { RundownRecordReader } from '../../read-models/rundown-records.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { cellJson } from './cells.js';
 import { newCueMessage } from './cues.js';
-import { cueJson, rundownJson, sideEffectsJson } from './records.js';
 import { pageQuery } from './schemas/common.js';
 import { createRundownBody, patchRundownBody, type CreateRundownBody, rundownReadQuery, rundownRecord, type SettingsPatchBody } from './schemas/rundowns.js';
+import { cellJson, cueJson, rundownJson, sideEffectsJson } from '../wire.js';
 
 /** JSON merge patch (null resets) -> proto patch (reset flags). */
 function settingsPatchMessage(p: SettingsPatchBody | undefined): SettingsPatch | undefined {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { sideEffectsJson, textVariableJson as variableJson } from './records.js';
 import { bulkTextVariablesBody, createTextVariableBody, patchTextVariableBody, textVariableRecord } from './schemas/text-variables.js';
+import { sideEffectsJson, textVariableJson as variableJson } from '../wire.js';
 
 
 const byKey = '/rundowns/{id}/text-variables/{key}';

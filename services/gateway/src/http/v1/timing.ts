@@ -1,72 +1,11 @@
 import type { Request, Response } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import { DateTime } from 'luxon';
-import { cueTimingStateNames, playEndNames, runnerPhaseNames } from '@rundown/shared';
-import type { Report, Timing } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import type { Report } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { reportListRecord, reportRecord, timingRecord, type ReportJson, type TimingJson } from './schemas/timing.js';
-
-const orNull = (v: number | undefined): number | null => v ?? null;
-
-/** The timing object of docs/api-decisions.md#timing (also the `data` of the SSE `timing` frame). */
-export function timingJson(t: Timing): TimingJson {
-  return {
-    server_time: t.server_time,
-    revision: t.revision,
-    planned_start: orNull(t.planned_start),
-    actual_start: orNull(t.actual_start),
-    planned_end: orNull(t.planned_end),
-    projected_end: orNull(t.projected_end),
-    over_under_ms: orNull(t.over_under_ms),
-    cues: t.cues.map((c) => ({
-      id: c.id,
-      title: c.title,
-      state: cueTimingStateNames.fromProto(c.state) ?? 'upcoming',
-      planned_start: orNull(c.planned_start),
-      planned_duration_ms: c.planned_duration_ms,
-      actual_start: orNull(c.actual_start),
-      actual_duration_ms: orNull(c.actual_duration_ms),
-      projected_start: orNull(c.projected_start),
-      over_under_ms: orNull(c.over_under_ms),
-    })),
-  };
-}
-
-export function reportJson(r: Report): ReportJson {
-  const t = r.totals;
-  return {
-    id: r.id || null,
-    rundown_id: r.rundown_id,
-    phase: runnerPhaseNames.fromProto(r.phase) ?? 'pre-show',
-    timezone: r.timezone ?? null,
-    server_time: r.server_time,
-    archived_at: orNull(r.archived_at),
-    rows: r.rows.map((row) => ({
-      cue_id: row.cue_id,
-      title: row.title,
-      play: row.play,
-      planned_start: orNull(row.planned_start),
-      actual_start: orNull(row.actual_start),
-      actual_end: orNull(row.actual_end),
-      planned_duration_ms: row.planned_duration_ms,
-      actual_duration_ms: orNull(row.actual_duration_ms),
-      over_under_ms: orNull(row.over_under_ms),
-      ended_by: playEndNames.fromProto(row.ended_by) ?? null,
-    })),
-    totals: {
-      planned_start: orNull(t?.planned_start),
-      actual_start: orNull(t?.actual_start),
-      planned_end: orNull(t?.planned_end),
-      actual_end: orNull(t?.actual_end),
-      planned_duration_ms: t?.planned_duration_ms ?? 0,
-      actual_duration_ms: t?.actual_duration_ms ?? 0,
-      paused_ms: t?.paused_ms ?? 0,
-      over_under_ms: orNull(t?.over_under_ms),
-      plays: t?.plays ?? 0,
-    },
-  };
-}
+import { reportListRecord, reportRecord, timingRecord, type ReportJson } from './schemas/timing.js';
+import { orNull, reportJson, timingJson } from '../wire.js';
 
 export const REPORT_CSV_COLUMNS = [
   'row',

@@ -7,16 +7,16 @@ import type { PublicUrls } from '../../config.js';
 import { CSV_FIELDS, documentCsv, planCsvImport } from '../../transfer/csv.js';
 import { buildDocument, planJsonImport, rundownDocumentInput, rundownDocumentRecord, type ImportPlan, type RundownDocumentInput } from '../../transfer/document.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, sideEffectsJson, textVariableJson } from './records.js';
 import { createRundownMessage } from './rundowns.js';
-import { single, timezone } from './schemas/common.js';
+import { maxChars, single, timezone } from './schemas/common.js';
 import { rundownRecord } from './schemas/rundowns.js';
+import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, sideEffectsJson, textVariableJson } from '../wire.js';
 
 /** `Accept` negotiation: CSV when the client prefers text/csv to JSON, JSON otherwise (also for `*\/*` or no Accept). */
 const wantsCsv = (req: Request) => req.accepts(['application/json', 'text/csv']) === 'text/csv';
 
 const importQuery = z.object({
-  title: single(z.string().trim().min(1).max(limits.rundownTitleChars)).optional().describe('The new rundown’s title: required for a CSV, replaces the document’s for JSON.'),
+  title: single(maxChars(z.string().trim().min(1), limits.rundownTitleChars)).optional().describe('The new rundown’s title: required for a CSV, replaces the document’s for JSON.'),
   timezone: single(timezone).optional().describe('A CSV’s timezone (IANA): the new rundown’s, and the zone of its times written without an offset.'),
 });
 

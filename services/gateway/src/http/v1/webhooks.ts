@@ -1,47 +1,10 @@
 import { z } from 'zod';
 import { deliveryStateNames } from '@rundown/shared';
-import type { Delivery, Endpoint } from '@rundown/shared/proto/rundown/webhooks/v1/webhooks';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { deliveryJson, deliveryWithAttemptsJson, webhookJson } from '../wire.js';
 import { createWebhookBody, deliveriesQuery, deliveryRecord, deliveryWithAttempts, patchWebhookBody, webhookRecord, webhookWithSecret } from './schemas/webhooks.js';
-
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
-
-export function webhookJson(e: Endpoint) {
-  return {
-    id: e.id,
-    url: e.url,
-    events: e.events,
-    rundown_id: e.rundown_id ?? null,
-    description: e.description,
-    enabled: e.enabled,
-    disabled_reason: e.disabled_reason ?? null,
-    created_at: iso(e.created_at)!,
-    updated_at: iso(e.updated_at)!,
-  };
-}
-
-export function deliveryJson(d: Delivery) {
-  return {
-    id: d.id,
-    event_id: d.event_id,
-    type: d.type,
-    state: deliveryStateNames.fromProto(d.state) ?? 'pending',
-    attempts: d.attempts,
-    last_status: d.last_status ?? null,
-    last_error: d.last_error ?? null,
-    last_response_ms: d.last_response_ms ?? null,
-    next_attempt_at: iso(d.next_attempt_at),
-    created_at: iso(d.created_at)!,
-    delivered_at: iso(d.delivered_at),
-  };
-}
-
-export const deliveryWithAttemptsJson = (d: Delivery) => ({
-  ...deliveryJson(d),
-  attempt_log: d.attempt_log.map((a) => ({ at: iso(a.at)!, status: a.status ?? null, error: a.error ?? null, response_ms: a.response_ms })),
-});
 
 const ERRORS_OF_ONE = ['webhooks.not_found'] as const;
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { columnTypeNames, limits } from '@rundown/shared';
-import { idRef, notBlank } from './common.js';
+import { idRef, maxChars, notBlank } from './common.js';
 
 export const columnTypes = columnTypeNames.names;
 
-const columnName = z.string().trim().min(1).max(limits.columnNameChars).meta(notBlank);
+const columnName = maxChars(z.string().trim().min(1), limits.columnNameChars).meta(notBlank);
 const columnId = idRef;
 
 const position = { before_column_id: columnId.optional(), after_column_id: columnId.optional() };

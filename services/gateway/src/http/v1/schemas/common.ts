@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkBulkSize, limits } from '@rundown/shared';
+import { checkBulkSize, limits, withinChars } from '@rundown/shared';
 
 /**
  * A query parameter given once (Express turns a repeated one into an array). The OpenAPI document
@@ -9,6 +9,18 @@ export const single = <T extends z.ZodType<unknown, string>>(schema: T) => {
   const { $schema: _dialect, ...input } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return z.string({ error: 'must be given once, as a string' }).pipe(schema).meta(input);
 };
+
+/**
+ * A string of at most `max` characters as the limits count them: code points, as the document's
+ * `maxLength` and the owning service (shared `withinChars`) count them, where zod's own `.max` counts
+ * UTF-16 units. Refused as zod's `.max` refuses (`too_big`, same message), documented as `maxLength`.
+ */
+export const maxChars = <T extends z.ZodString>(schema: T, max: number): T =>
+  schema
+    .superRefine((value, ctx) => {
+      if (!withinChars(value, max)) ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value });
+    })
+    .meta({ maxLength: max });
 
 /**
  * An id a client sends in a body (a reference, or a cue's chosen id): no longer than any id we

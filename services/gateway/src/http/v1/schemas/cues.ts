@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cueTypeNames, limits } from '@rundown/shared';
 import { cellText } from './cells.js';
-import { bulkItems, color, epochMs, idRef, UNSTATED_RULE } from './common.js';
+import { bulkItems, color, epochMs, idRef, maxChars, UNSTATED_RULE } from './common.js';
 
 export const cueTypes = cueTypeNames.names;
 
@@ -25,8 +25,8 @@ export type PositionBody = z.infer<typeof position>;
 /** The writable cue fields (docs/api-decisions.md#records limits); `prevent_edits` is not among them. */
 export const cueFields = {
   type: z.enum(cueTypes).optional(),
-  title: z.string().max(limits.cueTitleChars).optional(),
-  subtitle: z.string().max(limits.cueSubtitleChars).optional(),
+  title: maxChars(z.string(), limits.cueTitleChars).optional(),
+  subtitle: maxChars(z.string(), limits.cueSubtitleChars).optional(),
   duration_ms: z.number().int().min(0).max(limits.durationMsMax).optional(),
   background_color: color.nullable().optional(),
   start_time: epochMs.nullable().optional(),

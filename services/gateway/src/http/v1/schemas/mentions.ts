@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { bulkItems, color, idRef, notBlank } from './common.js';
+import { bulkItems, color, idRef, maxChars, notBlank } from './common.js';
 
-const name = z.string().trim().min(1).max(limits.mentionNameChars).meta(notBlank);
+const name = maxChars(z.string().trim().min(1), limits.mentionNameChars).meta(notBlank);
 const optionalFields = {
   /** Absent keeps the colour (a new mention is white, #ffffff); a mention always has one, so null is refused. */
   color: color.optional(),
-  description: z.string().max(limits.mentionDescriptionChars).optional(),
+  description: maxChars(z.string(), limits.mentionDescriptionChars).optional(),
 };
 
 export const createMentionBody = z.strictObject({ name, ...optionalFields }).meta({ examples: [{ name: 'Anna (anchor)', color: '#d29922', description: 'Main presenter' }] });

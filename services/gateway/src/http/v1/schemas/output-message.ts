@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { color } from './common.js';
+import { color, maxChars } from './common.js';
 
 export const patchOutputMessageBody = z.strictObject({
-  text: z.string().max(limits.outputMessageChars).optional(),
+  text: maxChars(z.string(), limits.outputMessageChars).optional(),
   visible: z.boolean().optional(),
   color: color.optional(),
   bold: z.boolean().optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
-import { epochMs, notBlank, single, timezone, UNSTATED_RULE } from './common.js';
+import { epochMs, maxChars, notBlank, single, timezone, UNSTATED_RULE } from './common.js';
 import { newCue } from './cues.js';
 
 /** The names come with their proto enums (one table, services/shared/src/proto-enums.ts). */
@@ -9,8 +9,8 @@ const todDisplayFormats = todDisplayFormatNames.names;
 
 const cueNumberingPatch = z.strictObject({
   start_from: z.number().int().min(0).max(limits.cueNumberingStartFromMax).nullable().optional(),
-  prefix: z.string().max(10).nullable().optional(),
-  padding: z.number().int().min(1).max(6).nullable().optional(),
+  prefix: maxChars(z.string(), limits.cueNumberingPrefixChars).nullable().optional(),
+  padding: z.number().int().min(limits.cueNumberingPadding.min).max(limits.cueNumberingPadding.max).nullable().optional(),
 });
 
 /** A settings merge patch (RFC 7396): null resets a key to its default; unknown keys are refused. */
@@ -20,11 +20,11 @@ export const settingsPatch = z.strictObject({
 });
 
 const columnInput = z.strictObject({
-  name: z.string().trim().min(1).max(limits.columnNameChars).meta(notBlank),
+  name: maxChars(z.string().trim().min(1), limits.columnNameChars).meta(notBlank),
 });
 
 export const createRundownBody = z.strictObject({
-  title: z.string().trim().min(1).max(limits.rundownTitleChars).meta(notBlank),
+  title: maxChars(z.string().trim().min(1), limits.rundownTitleChars).meta(notBlank),
   timezone: timezone.nullable().optional(),
   start_time: epochMs.nullable().optional(),
   status: z.enum(rundownStatuses).optional(),
@@ -55,7 +55,7 @@ export type CreateRundownBody = z.output<typeof createRundownBody>;
 const resetAllSettings = { cue_numbering: null, tod_display_format: null };
 
 export const patchRundownBody = z.strictObject({
-  title: z.string().trim().min(1).max(limits.rundownTitleChars).meta(notBlank).optional(),
+  title: maxChars(z.string().trim().min(1), limits.rundownTitleChars).meta(notBlank).optional(),
   timezone: timezone.nullable().optional(),
   start_time: epochMs.nullable().optional(),
   status: z.enum(rundownStatuses).optional(),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { bulkItems } from './common.js';
+import { bulkItems, maxChars } from './common.js';
 
 const key = z.string().regex(limits.textVariableKey, 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _');
-const value = z.string().max(limits.textVariableValueChars);
+const value = maxChars(z.string(), limits.textVariableValueChars);
 
 export const createTextVariableBody = z.strictObject({ key, value }).meta({ examples: [{ key: 'guest_name', value: 'Dr. Jane Doe' }] });
 

@@ -1,9 +1,9 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
-import { isAppError, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
-import type { V0Emit } from './domain/v0-records.js';
-import type { Broadcaster } from './events/processor.js';
-import type { ViewStore } from './repositories/views.js';
+import { canSee, isAppError, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
+import type { V0Emit } from '../domain/v0-records.js';
+import type { Broadcaster } from '../events/processor.js';
+import type { ViewStore } from '../repositories/views.js';
 import { coalesceWrites } from './write-coalescing.js';
 
 export const SOCKET_PATH = '/api-v0/socket.io';
@@ -89,7 +89,8 @@ export function createSocketServer(http: HttpServer, options: SocketServerOption
           throw error;
         }
       }
-      if (view.teamId !== principal.teamId) return next(refusal("Rundown doesn't exist", 'rundowns.not_found'));
+      // A v0 token is its team's (no rundown scope); who may see a rundown is the shared rule.
+      if (!canSee({ teamId: principal.teamId }, { id: rundownId, teamId: view.teamId })) return next(refusal("Rundown doesn't exist", 'rundowns.not_found'));
       socket.data.principal = principal;
       socket.data.rundownId = rundownId;
       next();

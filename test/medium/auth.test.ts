@@ -4,11 +4,9 @@ import { Redis } from 'ioredis';
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { createDataSource, redisKeys, TOKEN_ISSUER } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
-import { TeamsService } from '../../services/auth/src/domain/teams.js';
+import type { TeamsService } from '../../services/auth/src/domain/teams.js';
 import { SigningKeys } from '../../services/auth/src/domain/signing.js';
-import { TeamsRepository } from '../../services/auth/src/repositories/teams.js';
-import { TokensRepository } from '../../services/auth/src/repositories/tokens.js';
-import { RevocationStore } from '../../services/auth/src/repositories/revocations.js';
+import { authDomain } from '../../services/auth/src/wiring.js';
 
 let db: DataSource;
 let redis: Redis;
@@ -21,7 +19,7 @@ beforeAll(async () => {
   redis = new Redis(inject('redisUrl'));
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   keys = await SigningKeys.load([{ ...(await exportJWK(privateKey)), kid: 'it-1', alg: 'ES256' }], 'v0-secret-'.repeat(4));
-  teams = new TeamsService(new TeamsRepository(db), new TokensRepository(db), new RevocationStore(redis), keys, 'it');
+  teams = authDomain(db, redis, keys, 'it').teams;
 });
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError, couldBeId, limits, roleAtLeast, setHttpRoute, type ErrorCode } from '@rundown/shared';
-import { callerOf, type Principal } from '../../edge/authenticator.js';
-import { idempotentId } from '../../edge/idempotency.js';
-import { sendData } from '../envelope.js';
-import { findMyWayPath, parseOrThrow, routeTemplate, type RouteDef } from '../route.js';
+import { callerOf, type Principal } from '../edge/authenticator.js';
+import { idempotentId } from '../edge/idempotency.js';
+import { sendData } from './envelope.js';
+import { findMyWayPath, parseOrThrow, routeTemplate, type RouteDef } from './route.js';
 
 export interface RouterOptions {
   /** Where the table is served (`/v1`, `/admin`); matched in any case, as Express's `app.use(prefix)` matched it. */

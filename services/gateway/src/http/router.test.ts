@@ -4,10 +4,10 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import { match } from 'path-to-regexp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@rundown/shared';
-import type { Principal } from '../../edge/authenticator.js';
-import { adminRoutes } from '../admin/routes.js';
-import { defineRoute, expressPath, type Method, type RouteDef } from '../route.js';
-import { v1Routes } from './index.js';
+import type { Principal } from '../edge/authenticator.js';
+import { adminRoutes } from './admin/routes.js';
+import { defineRoute, expressPath, type Method, type RouteDef } from './route.js';
+import { v1Routes } from './v1/index.js';
 import { buildRouter } from './router.js';
 
 // Whatever the dispatcher answers must be what one Express router over the whole table, in table

@@ -1,0 +1,48 @@
+/**
+ * The import rules `npm run lint` checks (dependency-cruiser), type-only imports included: a circle of
+ * types is still a circle a reader walks. See docs/architecture.md#how-a-service-reads.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No module reaches itself through its imports (types included).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'services-share-only-the-library',
+      severity: 'error',
+      comment: 'A service reaches another only through its proto; in code it imports its own folder and services/shared.',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: ['^services/$1/', '^services/shared/'] },
+    },
+    {
+      name: 'shared-imports-no-service',
+      severity: 'error',
+      from: { path: '^services/shared/' },
+      to: { path: '^services/(?!shared/)' },
+    },
+    {
+      name: 'domain-and-repositories-import-nothing-above',
+      severity: 'error',
+      comment: 'The layers run down: main -> app/wiring -> grpc (http, socket), clients, events, jobs -> domain -> repositories; nothing below imports what is above it.',
+      from: { path: '^services/[^/]+/src/(domain|repositories)/' },
+      to: { path: '^services/[^/]+/src/(main|app|wiring|config)\\.ts$|^services/[^/]+/src/(grpc|http|socket|clients|events|jobs)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules'] },
+    exclude: { path: ['(^|/)dist/', '(^|/)node_modules/', '^\\.data/', '^charts/', '^coverage/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['source', 'import', 'types', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.json'],
+    },
+    combinedDependencies: false,
+  },
+};

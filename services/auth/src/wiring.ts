@@ -1,0 +1,15 @@
+import type { RedisClient } from '@rundown/shared';
+import type { DataSource } from 'typeorm';
+import type { SigningKeys } from './domain/signing.js';
+import { TeamsService } from './domain/teams.js';
+import { RevocationStore } from './repositories/revocations.js';
+import { TeamsRepository } from './repositories/teams.js';
+import { TokensRepository } from './repositories/tokens.js';
+
+/**
+ * The auth context's domain over its repositories (PostgreSQL, and the revocation view in Redis):
+ * what the gRPC handlers serve and what the medium tier exercises (no transport).
+ */
+export function authDomain(db: DataSource, redis: RedisClient, keys: SigningKeys, tokenEnvironment: string) {
+  return { teams: new TeamsService(new TeamsRepository(db), new TokensRepository(db), new RevocationStore(redis), keys, tokenEnvironment) };
+}
