@@ -1,4 +1,4 @@
-import { AppError, looksLikeId, readRundownRecord, type CallerContext, type Logger, type RedisClient, type StoredRundownRecord } from '@rundown/shared';
+import { AppError, canSee, couldSee, looksLikeId, readRundownRecord, type CallerContext, type Logger, type RedisClient, type StoredRundownRecord } from '@rundown/shared';
 import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
 /**
@@ -8,8 +8,8 @@ import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
  * answers, and keeps only newer versions, so a read that starts after a write's answer sees it on
  * every gateway (nothing is kept in this process).
  *
- * Who may see a record is decided as the rundown service decides it: a caller of the record's team,
- * a rundown-scoped token for its own rundown only; a removed rundown is not found. Whatever is not
+ * Who may see a record is the one rule (`canSee`, shared/src/visibility.ts) the rundown service
+ * applies too; a removed rundown is not found. Whatever is not
  * plainly one of these (no team, an id of the wrong shape, no stored record, Redis unavailable)
  * answers undefined: the caller then asks the rundown service, which applies its own rules and
  * fills the read model.
@@ -31,14 +31,14 @@ export class RundownRecordReader {
   /** The record as `caller` may see it, from `fetched` (a `fetch` of this id) or read now; undefined: ask the rundown service. */
   async get(caller: CallerContext, rundownId: string, fetched?: Promise<StoredRundownRecord | Error>): Promise<Rundown | undefined> {
     if (!caller.teamId || !looksLikeId(rundownId)) return undefined;
-    if (caller.tokenRundownId && caller.tokenRundownId !== rundownId) throw new AppError('rundowns.not_found');
+    if (!couldSee(caller, rundownId)) throw new AppError('rundowns.not_found');
     const stored = await (fetched ?? this.fetch(rundownId));
     if (stored instanceof Error) {
       this.logger.warn({ err: stored.message }, 'rundown record read model unavailable; asking the rundown service');
       return undefined;
     }
     if (stored === undefined) return undefined;
-    if (stored === 'removed' || stored.teamId !== caller.teamId) throw new AppError('rundowns.not_found');
+    if (stored === 'removed' || !canSee(caller, { id: rundownId, teamId: stored.teamId })) throw new AppError('rundowns.not_found');
     return Rundown.decode(stored.message);
   }
 }
