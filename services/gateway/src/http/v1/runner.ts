@@ -1,9 +1,9 @@
-import type { Principal } from '../../edge/authenticator.js';
 import type { Clients } from '../../edge/clients.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusRecord } from './schemas/runner.js';
-import { actReply, countdownJson, statusJson, storedStatusJson, type StatusJson } from '../wire.js';
+import { currentStatus } from '../status.js';
+import { actReply, countdownJson } from '../wire.js';
 
 type Verb = 'start' | 'pause' | 'next' | 'previous' | 'end';
 
@@ -22,21 +22,6 @@ const verbErrors: Record<Verb, ('runner.not_running' | 'runner.ended_cannot_star
   previous: ['runner.not_running', 'runner.no_previous_cue'],
   end: ['runner.not_running'],
 };
-
-/** The status now: the read model when it has the rundown, else the runner (which fills the read model). */
-export async function currentStatus(
-  reader: RunnerStatusReader,
-  clients: Pick<Clients, 'runner'>,
-  principal: Principal,
-  rundownId: string,
-  caller: Parameters<Clients['runner']['getStatus']>[1],
-  /** The runner's answer is clocked at this instant (default: its own `server_time`). */
-  serverTime?: number,
-): Promise<StatusJson> {
-  const stored = await reader.get(principal, rundownId);
-  if (stored) return storedStatusJson(stored, Date.now());
-  return statusJson(await clients.runner.getStatus({ rundown_id: rundownId }, caller), serverTime);
-}
 
 type ActAction = NonNullable<Parameters<Clients['runner']['act']>[0]['action']>;
 
