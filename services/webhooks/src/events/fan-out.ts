@@ -1,6 +1,6 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
-import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Logger, type StreamedEvent, type Transact } from '@rundown/shared';
+import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Db, type Logger, type StreamedEvent, type Transact } from '@rundown/shared';
 import type { AttemptScheduler } from '../domain/webhooks.js';
 import { deliveryBody, outgoing, subscribes, type Outgoing } from '../domain/events.js';
 import type { Claimed, DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
@@ -57,6 +57,8 @@ const fanOutSeconds = histogram('rundown.webhooks.fanout.duration', { descriptio
  */
 export class FanOut {
   private stopped = false;
+  /** Each rundown's team (a rundown never changes team), learned from its events; bounded. */
+  private readonly teams = new Map<string, string>();
   private loop: Promise<void> | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
 
@@ -65,6 +67,7 @@ export class FanOut {
     private readonly reader: Redis,
     /** Commands that do not block (the streams' reads, the claim). */
     private readonly redis: Redis,
+    private readonly db: Db,
     private readonly transact: Transact,
     private readonly endpoints: EndpointsRepository,
     private readonly deliveries: DeliveriesRepository,
@@ -153,6 +156,9 @@ export class FanOut {
     await tracer.startActiveSpan('webhooks fan-out', { kind: SpanKind.CONSUMER, attributes: { 'rundown.id': rundownId } }, async (span) => {
       const started = performance.now();
       try {
+        // A rundown of a team with no endpoint that wants it costs one query, no transaction.
+        const teamId = await this.teamOf(rundownId);
+        if (teamId === undefined || (await this.endpoints.receiving(this.db, teamId, rundownId)).length === 0) return;
         const carrier: Record<string, string> = {};
         propagation.inject(context.active(), carrier);
         const outcome = await this.transact(async (tx) => {
@@ -206,6 +212,18 @@ export class FanOut {
         span.end();
       }
     });
+  }
+
+  /** The rundown's team, from its newest event (undefined: its stream is empty). */
+  private async teamOf(rundownId: string): Promise<string | undefined> {
+    const known = this.teams.get(rundownId);
+    if (known) return known;
+    const [newest] = (await this.redis.xrevrangeBuffer(eventKeys.rundown(rundownId), '+', '-', 'COUNT', 1)) as RawEntries;
+    if (!newest) return undefined;
+    const teamId = decodeStreamEntry(newest).event.team_id;
+    if (this.teams.size >= 100_000) this.teams.clear();
+    this.teams.set(rundownId, teamId);
+    return teamId;
   }
 
   private async deliveriesOf(
