@@ -158,7 +158,8 @@ export class FanOut {
       try {
         // A rundown of a team with no endpoint that wants it costs one query, no transaction.
         const teamId = await this.teamOf(rundownId);
-        if (teamId === undefined || (await this.endpoints.receiving(this.db, teamId, rundownId)).length === 0) return;
+        const receivers = teamId === undefined ? [] : await this.endpoints.receiving(this.db, teamId, rundownId);
+        if (receivers.length === 0) return;
         const carrier: Record<string, string> = {};
         propagation.inject(context.active(), carrier);
         const outcome = await this.transact(async (tx) => {
@@ -167,21 +168,17 @@ export class FanOut {
           const made: NewDelivery[] = [];
           let start = stored ? `(${stored}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
           let last: string | undefined;
-          let receivers: Receiver[] | undefined;
           for (;;) {
             const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
             if (raw.length === 0) break;
             const events = raw.map(decodeStreamEntry);
             last = events[events.length - 1]!.id;
             start = `(${last}`;
-            receivers ??= await this.endpoints.receiving(tx, events[0]!.event.team_id, rundownId);
-            if (receivers.length === 0) break;
             for (const streamed of events) made.push(...(await this.deliveriesOf(streamed, rundownId, receivers, carrier.traceparent ?? null)));
             linkWrites(span, events);
             if (raw.length < PAGE) break;
           }
-          // Nobody receives this rundown's events: nothing to keep (the position is kept only while someone does).
-          if (!receivers?.length || last === undefined) return { inserted: [], inline: false, made, receivers: [] };
+          if (last === undefined) return { inserted: [], inline: false, made, receivers };
           // The first attempts are claimed with the insert and made here at once, unless this replica has enough waiting already.
           const inline = this.first.hasRoom(made.length);
           const inserted = await this.deliveries.insert(tx, made, inline ? this.first.leaseMs : undefined);
