@@ -75,14 +75,15 @@ done
 render all-services -f deploy/values/production.yaml \
   --set cells.enabled=true,runner.enabled=true,realtime.enabled=true,ingress.socketIoBackend=realtime
 # Adding a service is one values block: a block nobody's template names ("probe", a copy of cells'
-# with its own ports, calling rundown and called by the gateway) renders and validates like the others.
+# with its own ports, calling rundown, and called by the gateway as its own `callers` say) renders and
+# validates like the others, with no other block changed.
 node --input-type=module -e '
   import { readFileSync, writeFileSync } from "node:fs";
   import { parse, stringify } from "yaml";
   const values = parse(readFileSync("charts/rundown/values.yaml", "utf8"));
   const probe = { ...values.cells, enabled: true, args: ["services/probe/dist/main.js"], containerPorts: { grpc: 50059 },
-    service: { ...values.cells.service, ports: { grpc: 50059 } }, upstreams: ["rundown"], requiredUpstreams: ["rundown"] };
-  writeFileSync(process.argv[1], stringify({ probe, gateway: { upstreams: [...values.gateway.upstreams, "probe"] } }));
+    service: { ...values.cells.service, ports: { grpc: 50059 } }, upstreams: ["rundown"], requiredUpstreams: ["rundown"], callers: ["gateway"] };
+  writeFileSync(process.argv[1], stringify({ probe }));
 ' "$OUT/new-service.yaml"
 render new-service -f deploy/values/production.yaml -f "$OUT/new-service.yaml"
 # Redis in its other two shapes: a Sentinel group (passwords from a Secret of one's own) and a Cluster.

@@ -9,9 +9,10 @@ import { WebhookReceiver, verify, type Received } from '../support/webhook-recei
 
 let owner: string;
 let receiver: WebhookReceiver;
+let team: Awaited<ReturnType<typeof createTeam>>;
 
 beforeAll(async () => {
-  const team = await createTeam();
+  team = await createTeam();
   owner = await team.token('OWNER');
   receiver = await WebhookReceiver.start();
 });
@@ -234,7 +235,7 @@ describe('webhooks', () => {
     expect(receiver.at(cellsOnly).map((r) => verify(b.secret, r).type)).toEqual(['cell.updated']);
   });
 
-  it('validates: unknown event names, a non-https URL, and a rundown-scoped token', async () => {
+  it('validates unknown event names and a non-https URL, and keeps to the team scope and the OWNER role', async () => {
     const bad = await v1('POST', '/webhooks', { token: owner, body: { url: 'https://example.com/h', events: ['cue', 'nope'] } });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('webhooks.invalid_payload');
@@ -242,6 +243,15 @@ describe('webhooks', () => {
     expect(http.status).toBe(400);
     expect(http.body).toMatchObject({ code: 'webhooks.invalid_url', details: { reason: 'the URL must be https://' } });
     expect((await v1('GET', '/webhooks/wh_nope', { token: owner })).body.code).toBe('webhooks.not_found');
+    // Team scope: a rundown-scoped token sees no endpoint (404), a team EDIT token is refused by role (403).
+    const rundown = await createRundown(owner, { title: 'Scoped' });
+    const scoped = await team.token('EDIT', { rundown_id: rundown.id });
+    for (const [method, path] of [['GET', '/webhooks'], ['POST', '/webhooks'], ['GET', '/webhooks/wh_x/deliveries']] as const) {
+      const res = await v1(method, path, { token: scoped, ...(method === 'POST' ? { body: { url: 'https://example.com/h', events: ['cue'] } } : {}) });
+      expect([res.status, res.body.code], `${method} ${path}`).toEqual([404, 'webhooks.not_found']);
+    }
+    const editor = await team.token('EDIT');
+    expect((await v1('GET', '/webhooks', { token: editor })).status).toBe(403);
   });
 });
 

@@ -294,7 +294,23 @@ Usage: include "rundown.headlessName" (dict "ctx" $ "name" "auth")
 {{- end -}}
 
 {{/*
-The services some enabled service calls (an enabled service lists it in `upstreams`), space-separated: they
+The services a service calls, space-separated: its `upstreams`, and every service whose block names it in
+`callers` (a new service says who calls it in its own block: no other block changes).
+*/}}
+{{- define "rundown.upstreamsOf" -}}
+{{- $svc := index .ctx.Values .name -}}
+{{- $ups := $svc.upstreams | default list -}}
+{{- range $other := splitList " " (include "rundown.serviceNames" .ctx) -}}
+{{- $o := index $.ctx.Values $other -}}
+{{- if and (has $.name ($o.callers | default list)) (not (has $other $ups)) -}}
+{{- $ups = append $ups $other -}}
+{{- end -}}
+{{- end -}}
+{{- join " " $ups -}}
+{{- end -}}
+
+{{/*
+The services some enabled service calls (see rundown.upstreamsOf), space-separated: they
 get a headless Service.
 */}}
 {{- define "rundown.calledServices" -}}
@@ -302,7 +318,7 @@ get a headless Service.
 {{- range $name := splitList " " (include "rundown.serviceNames" .) -}}
 {{- $svc := index $.Values $name -}}
 {{- if $svc.enabled -}}
-{{- $called = concat $called ($svc.upstreams | default list) -}}
+{{- $called = concat $called (compact (splitList " " (include "rundown.upstreamsOf" (dict "ctx" $ "name" $name)))) -}}
 {{- end -}}
 {{- end -}}
 {{- join " " ($called | uniq) -}}
@@ -403,7 +419,8 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- end -}}
 {{- $required := $svc.requiredUpstreams | default list -}}
 {{- $adminCaller := has $name ($v.adminCallers | default list) -}}
-{{- range $up := $svc.upstreams -}}
+{{- $ups := compact (splitList " " (include "rundown.upstreamsOf" (dict "ctx" $ctx "name" $name))) -}}
+{{- range $up := $ups -}}
 {{- $addr := include "rundown.upstreamAddr" (dict "ctx" $ctx "svc" $svc "up" $up) -}}
 {{- if $addr -}}
 {{- $_ := set $env (printf "%s_ADDR" (upper $up)) $addr -}}
@@ -417,7 +434,7 @@ Usage: include "rundown.configEnv" (dict "ctx" $ "name" "auth")
 {{- end -}}
 {{- end -}}
 {{- range $up := $required -}}
-{{- if not (has $up $svc.upstreams) -}}
+{{- if not (has $up $ups) -}}
 {{- fail (printf "%s.upstreams must include %s" $name $up) -}}
 {{- end -}}
 {{- end -}}

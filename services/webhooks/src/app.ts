@@ -63,7 +63,7 @@ export async function main(argv: string[]): Promise<void> {
     const stopSweep = startSweep({ db: pool, deliveries, schedule, everyMs: config.WEBHOOKS_SWEEP_MS, retentionMs: config.WEBHOOKS_RETENTION_MS, logger });
 
     const timing = runnerTiming(config);
-    const fanOut = new FanOut(reader, redis, transact, endpoints, deliveries, queue, attempts, timing.source, config.NODE_ID, logger);
+    const fanOut = new FanOut(reader, redis, pool, transact, endpoints, deliveries, queue, attempts, timing.source, config.NODE_ID, logger);
     await fanOut.start();
 
     const trust = { keys: config.INTERNAL_CONTEXT_KEYS, logger };

@@ -15012,6 +15012,25 @@ export interface operations {
                 };
             };
             /**
+             * @description Not Found. Codes:
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "webhooks.not_found";
+                    };
+                };
+            };
+            /**
              * @description Too Many Requests. Codes:
              *     - [`rate_limit.exceeded`](https://rundown.example/docs/api-v1/errors#rate_limit.exceeded): The team’s request budget for this minute is used up.
              */
@@ -15214,6 +15233,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - [`webhooks.not_found`](https://rundown.example/docs/api-v1/errors#webhooks.not_found): No webhook endpoint with this id in the team.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "webhooks.not_found";
                     };
                 };
             };

@@ -60,6 +60,8 @@ export interface RouteDef<B = unknown, Q = unknown> {
   auth: AuthMode;
   /** Least role needed. */
   role?: RoleName;
+  /** A team-scope resource: a rundown-scoped token is answered this (not found) whatever its role. */
+  teamScope?: ErrorCode;
   body?: z.ZodType<B>;
   /** Code of a body validation failure (default `bad_request`). */
   bodyError?: ErrorCode;

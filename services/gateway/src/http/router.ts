@@ -66,8 +66,12 @@ export function malformedParam(params: Record<string, string>, route: Pick<Route
   return undefined;
 }
 
-/** The `forbidden` error of a token whose role is below the route's, or undefined when it may call it. */
-export function roleRefusal(route: Pick<RouteDef, 'role'>, principal: Pick<Principal, 'role'>): AppError | undefined {
+/**
+ * The `forbidden` error of a token whose role is below the route's (or, on a team-scope route, the
+ * route's not-found error for a rundown-scoped token: it sees nothing there), or undefined when it may call it.
+ */
+export function roleRefusal(route: Pick<RouteDef, 'role' | 'teamScope'>, principal: Pick<Principal, 'role'> & { rundownId?: string | undefined }): AppError | undefined {
+  if (route.teamScope && principal.rundownId) return new AppError(route.teamScope);
   if (!route.role || roleAtLeast(principal.role, route.role)) return undefined;
   return new AppError('forbidden', { detail: `This operation needs the ${route.role} role; the token has ${principal.role}.` });
 }

@@ -1,5 +1,5 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
-import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Logger, type RedisClient, type StreamedEvent, type Transact } from '@rundown/shared';
+import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Db, type Logger, type RedisClient, type StreamedEvent, type Transact } from '@rundown/shared';
 import type { AttemptScheduler } from '../domain/webhooks.js';
 import { deliveryBody, outgoing, subscribes, type Outgoing } from '../domain/events.js';
 import type { Claimed, DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
@@ -56,6 +56,8 @@ const fanOutSeconds = histogram('rundown.webhooks.fanout.duration', { descriptio
  */
 export class FanOut {
   private stopped = false;
+  /** Each rundown's team (a rundown never changes team), learned from its events; bounded. */
+  private readonly teams = new Map<string, string>();
   private loop: Promise<void> | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
 
@@ -64,6 +66,7 @@ export class FanOut {
     private readonly reader: RedisClient,
     /** Commands that do not block (the streams' reads, the claim). */
     private readonly redis: RedisClient,
+    private readonly db: Db,
     private readonly transact: Transact,
     private readonly endpoints: EndpointsRepository,
     private readonly deliveries: DeliveriesRepository,
@@ -152,6 +155,10 @@ export class FanOut {
     await tracer.startActiveSpan('webhooks fan-out', { kind: SpanKind.CONSUMER, attributes: { 'rundown.id': rundownId } }, async (span) => {
       const started = performance.now();
       try {
+        // A rundown of a team with no endpoint that wants it costs one query, no transaction.
+        const teamId = await this.teamOf(rundownId);
+        const receivers = teamId === undefined ? [] : await this.endpoints.receiving(this.db, teamId, rundownId);
+        if (receivers.length === 0) return;
         const carrier: Record<string, string> = {};
         propagation.inject(context.active(), carrier);
         const outcome = await this.transact(async (tx) => {
@@ -160,21 +167,17 @@ export class FanOut {
           const made: NewDelivery[] = [];
           let start = stored ? `(${stored}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
           let last: string | undefined;
-          let receivers: Receiver[] | undefined;
           for (;;) {
             const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
             if (raw.length === 0) break;
             const events = raw.map(decodeStreamEntry);
             last = events[events.length - 1]!.id;
             start = `(${last}`;
-            receivers ??= await this.endpoints.receiving(tx, events[0]!.event.team_id, rundownId);
-            if (receivers.length === 0) break;
             for (const streamed of events) made.push(...(await this.deliveriesOf(streamed, rundownId, receivers, carrier.traceparent ?? null)));
             linkWrites(span, events);
             if (raw.length < PAGE) break;
           }
-          // Nobody receives this rundown's events: nothing to keep (the position is kept only while someone does).
-          if (!receivers?.length || last === undefined) return { inserted: [], inline: false, made, receivers: [] };
+          if (last === undefined) return { inserted: [], inline: false, made, receivers };
           // The first attempts are claimed with the insert and made here at once, unless this replica has enough waiting already.
           const inline = this.first.hasRoom(made.length);
           const inserted = await this.deliveries.insert(tx, made, inline ? this.first.leaseMs : undefined);
@@ -205,6 +208,18 @@ export class FanOut {
         span.end();
       }
     });
+  }
+
+  /** The rundown's team, from its newest event (undefined: its stream is empty). */
+  private async teamOf(rundownId: string): Promise<string | undefined> {
+    const known = this.teams.get(rundownId);
+    if (known) return known;
+    const [newest] = (await this.redis.xrevrangeBuffer(eventKeys.rundown(rundownId), '+', '-', 'COUNT', 1)) as RawEntries;
+    if (!newest) return undefined;
+    const teamId = decodeStreamEntry(newest).event.team_id;
+    if (this.teams.size >= 100_000) this.teams.clear();
+    this.teams.set(rundownId, teamId);
+    return teamId;
   }
 
   private async deliveriesOf(
