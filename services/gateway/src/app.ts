@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis } from '@rundown/shared';
+import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, replicationOf } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';
@@ -126,7 +126,7 @@ export async function main(): Promise<void> {
       v0,
       ...(sockets ? { socketProxy: sockets.handle } : {}),
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
-      idempotencyStore: new IdempotencyStore(redis),
+      idempotencyStore: new IdempotencyStore(redis, undefined, replicationOf(config)),
       // Not ready from the moment it is asked to stop: the balancer stops sending while it still serves.
       ready: () => ready && redisSeen && !isStopping(),
       ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),

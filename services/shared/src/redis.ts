@@ -181,6 +181,34 @@ export function replicationOf(settings: RedisSettings): Replication {
   return { replicas: settings.REDIS_WAIT_REPLICAS ?? (settings.REDIS_MODE === 'standalone' ? 0 : 1), timeoutMs: settings.REDIS_WAIT_TIMEOUT_MS };
 }
 
+type PipelineResult = [Error | null, unknown][] | null;
+
+/**
+ * Runs commands that touch one slot (`key` names it) on the node that holds that slot and, when
+ * `replication.replicas` > 0, fails unless the write is on that many replicas (`WAIT`) or the primary
+ * has no replica connected at all (then no replica can be promoted in its place with less than it
+ * holds: docs/scale-out.md#redis-failover). Used by the outbox relay and the idempotency store. One round trip with the commands and `INFO replication`,
+ * a second one for `WAIT` only when a replica is connected.
+ */
+export async function onReplicas(redis: RedisClient, key: string, replication: Replication, add: (pipeline: ReturnType<RedisClient['pipeline']>) => void): Promise<[Error | null, unknown][]> {
+  const pipeline = redis.pipeline();
+  add(pipeline);
+  // Keyless commands ride with the keyed ones to the slot's node (a cluster pipeline is one node's).
+  if (replication.replicas > 0) pipeline.info('replication');
+  const results = ((await pipeline.exec()) as PipelineResult) ?? [];
+  if (replication.replicas === 0) return results;
+  const [infoError, info] = results.pop()!;
+  if (infoError) throw infoError;
+  const connected = Number(/connected_slaves:(\d+)/.exec(String(info))?.[1] ?? 0);
+  if (connected === 0) return results;
+  const wanted = Math.min(connected, replication.replicas);
+  const waited = ((await redis.pipeline().exists(key).wait(wanted, replication.timeoutMs).exec()) as PipelineResult) ?? [];
+  const [waitError, acked] = waited[1] ?? [new Error('WAIT not answered'), 0];
+  if (waitError) throw waitError;
+  if (Number(acked) >= wanted) return results;
+  throw new Error(`${Number(acked)} of ${wanted} replica(s) acknowledged the write within ${replication.timeoutMs} ms`);
+}
+
 /** Settings for one standalone URL (tests and tools that name a server). */
 export function standaloneRedis(url: string): RedisSettings {
   return { REDIS_MODE: 'standalone', REDIS_URL: url, REDIS_WAIT_TIMEOUT_MS: 500 } as RedisSettings;
