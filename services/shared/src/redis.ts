@@ -86,6 +86,7 @@ export interface RedisConnectionOptions {
   /** A command not answered within this fails (the request's deadline, not a hang). */
   commandTimeout?: number;
   lazyConnect?: boolean;
+  /** Commands of one tick share one write (one server or Sentinel; not on a cluster: see createRedis). */
   enableAutoPipelining?: boolean;
   /**
    * Cluster only: SSUBSCRIBE through one subscriber connection per primary (ioredis'
@@ -149,11 +150,16 @@ export function createRedis(settings: RedisSettings, options: RedisConnectionOpt
         sentinelRetryStrategy: retryStrategy,
       });
     case 'cluster': {
+      // The queue and lazy connecting are the cluster's (its node connections connect on first use: a
+      // node connection without a queue would fail the first command sent to it).
+      const { enableOfflineQueue: _queue, lazyConnect: _lazy, ...perNode } = common;
       const clusterOptions: ClusterOptions = {
-        redisOptions: { ...common, ...auth, connectionName: options.name },
+        redisOptions: { ...perNode, ...auth, connectionName: options.name },
         ...(options.enableOfflineQueue !== undefined ? { enableOfflineQueue: options.enableOfflineQueue } : {}),
         ...(options.lazyConnect ? { lazyConnect: true } : {}),
-        ...(options.enableAutoPipelining ? { enableAutoPipelining: true } : {}),
+        // No auto-pipelining on a cluster: ioredis groups a script call by its first argument (the
+        // key count), not its first key, and a batch then fails "All keys in the pipeline should
+        // belong to the same slots allocation group" (redis/ioredis#2109).
         ...(options.shardedSubscribers ? { shardedSubscribers: true } : {}),
         clusterRetryStrategy: retryStrategy,
         // A primary's replica taking over: retry the slot soon, for a few seconds.
