@@ -16,8 +16,10 @@ import {
   type OutboxRelay,
   type RedisClient,
   type RedisSettings,
+  redisKeys,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
+import { RevocationStore } from '../../services/auth/src/repositories/revocations.js';
 import { IdempotencyStore } from '../../services/gateway/src/edge/idempotency.js';
 import { freeClusterPorts, startSentinelGroup, type SentinelHarness } from '../support/redis-harness.js';
 
@@ -173,6 +175,29 @@ describe('a Sentinel failover (primary killed -9) under writes', () => {
         sentinel.resume(replica);
       }
       expect((await store.claim(k2, 'fp')).outcome).toBe('acquired');
+    } finally {
+      redis.disconnect();
+    }
+  }, 30_000);
+
+  it('a revocation is answered once a replica holds it: with a replica that does not answer, it fails (and is retried), never reported done while a failover could undo it', async () => {
+    const redis = createRedis(settings, { name: 'it-revocations', maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 2_000 });
+    redis.on('error', () => undefined);
+    const store = new RevocationStore(redis, { replicas: 1, timeoutMs: 300 });
+    const team = `team_${randomBytes(4).toString('hex')}`;
+    try {
+      await store.revoke(team, 'tok_1', Date.now() + 60_000, Date.now());
+      expect(await redis.exists(redisKeys.revoked(team, 'tok_1'))).toBe(1);
+      const primary = await sentinel.primaryPort();
+      const replica = sentinel.dataPorts.find((p) => p !== primary)!;
+      sentinel.pause(replica);
+      try {
+        await expect(store.revoke(team, 'tok_2', Date.now() + 60_000, Date.now())).rejects.toThrow(/replica/);
+      } finally {
+        sentinel.resume(replica);
+      }
+      await store.revoke(team, 'tok_2', Date.now() + 60_000, Date.now());
+      expect(await redis.exists(redisKeys.revoked(team, 'tok_2'))).toBe(1);
     } finally {
       redis.disconnect();
     }

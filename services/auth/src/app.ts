@@ -1,4 +1,4 @@
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { authConfig } from './config.js';
 import { migrations } from './migrations/index.js';
 import { TeamsRepository } from './repositories/teams.js';
@@ -21,7 +21,7 @@ export async function main(argv: string[]): Promise<void> {
     const teams = new TeamsService(
       new TeamsRepository(db),
       new TokensRepository(db),
-      new RevocationStore(redis),
+      new RevocationStore(redis, replicationOf(config)),
       keys,
       config.TOKEN_ENVIRONMENT,
     );
