@@ -36,6 +36,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import { eventKeys } from '@rundown/shared';
 import { io } from 'socket.io-client';
 import { freePort } from '../launcher/child.js';
 import { storedSecrets } from '../launcher/secrets.js';
@@ -301,7 +302,7 @@ try {
   void (async () => {
     let last = '$';
     while (reading) {
-      const reply = (await streamReader.xread('BLOCK', 1_000, 'STREAMS', `events:rundown:${rundown.id}`, last).catch(() => null)) as [string, [string, string[]][]][] | null;
+      const reply = (await streamReader.xread('BLOCK', 1_000, 'STREAMS', eventKeys.rundown(rundown.id), last).catch(() => null)) as [string, [string, string[]][]][] | null;
       for (const [id] of reply?.[0]?.[1] ?? []) {
         landed.push(monotonicMs());
         last = id;
@@ -320,7 +321,7 @@ try {
   adapterTap.on('messageBuffer', (_channel: Buffer, message: Buffer) => {
     if (message.includes(timesnapName)) published.push(monotonicMs());
   });
-  await adapterTap.subscribe(`socket.io#/#rundown:${rundown.id}#`);
+  await adapterTap.subscribe(`socket.io#/#rundown:{${rundown.id}}#`);
   await sleep(200);
 
   // The system's warm-up presses, as the bare series had theirs.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataSource, createLogger, isAppError, type CallerContext } from '@rundown/shared';
+import { createDataSource, createLogger, eventKeys, isAppError, type CallerContext } from '@rundown/shared';
 import type { DataSource } from 'typeorm';
 import { runnerConfig } from '../../services/runner/src/config.js';
 import { RunnerService } from '../../services/runner/src/domain/runner.js';
@@ -154,7 +154,7 @@ describe('two runner replicas, each acting from the row it last knew', () => {
     const started = await b.runner.act(s.caller, s.id, { kind: 'start' });
     const due = started.status.active_cue!.started_at + 300;
     // The show's status events, as relayed to its stream.
-    const streamed = () => redis.xlen(`events:rundown:${s.id}`);
+    const streamed = () => redis.xlen(eventKeys.rundown(s.id));
     const settled = async (count: number) => {
       for (const end = Date.now() + 5_000; (await streamed()) < count && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 300)); // and nothing more after it

@@ -16,8 +16,11 @@ import {
   type OutboxRelay,
   type RedisClient,
   type RedisSettings,
+  redisKeys,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
+import { RevocationStore } from '../../services/auth/src/repositories/revocations.js';
+import { IdempotencyStore } from '../../services/gateway/src/edge/idempotency.js';
 import { freeClusterPorts, startSentinelGroup, type SentinelHarness } from '../support/redis-harness.js';
 
 /**
@@ -147,4 +150,56 @@ describe('a Sentinel failover (primary killed -9) under writes', () => {
     console.log(`failover: promoted after ${promotedMs} ms, answering again after ${answeringAfterMs} ms, ${failures.length} fast failures, ${[...committed.values()].flat().length} events`);
     expect(answeringAfterMs).toBeLessThan(15_000);
   }, 90_000);
+
+  it('an idempotency claim counts only once a replica holds it: a replica that does not answer gets the request refused (503), not run', async () => {
+    const redis = createRedis(settings, { name: 'it-idempotency', enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 2_000 });
+    redis.on('error', () => undefined);
+    await new Promise((r) => redis.once('ready', r));
+    const store = new IdempotencyStore(redis, 'idem:it', { replicas: 1, timeoutMs: 300 });
+    try {
+      const k1 = store.keyOf('team_it', randomBytes(6).toString('hex'));
+      const claimed = await store.claim(k1, 'fp');
+      expect(claimed.outcome).toBe('acquired');
+      if (claimed.outcome !== 'acquired') return;
+      await store.complete(k1, claimed.owner, 'fp', { status: 201, headers: {}, body: '{}' });
+      expect((await store.claim(k1, 'fp')).outcome).toBe('done');
+
+      const primary = await sentinel.primaryPort();
+      const replica = sentinel.dataPorts.find((p) => p !== primary)!;
+      const k2 = store.keyOf('team_it', randomBytes(6).toString('hex'));
+      sentinel.pause(replica);
+      try {
+        await expect(store.claim(k2, 'fp')).rejects.toThrow(/replica/);
+        expect(await redis.exists(k2)).toBe(0);
+      } finally {
+        sentinel.resume(replica);
+      }
+      expect((await store.claim(k2, 'fp')).outcome).toBe('acquired');
+    } finally {
+      redis.disconnect();
+    }
+  }, 30_000);
+
+  it('a revocation is answered once a replica holds it: with a replica that does not answer, it fails (and is retried), never reported done while a failover could undo it', async () => {
+    const redis = createRedis(settings, { name: 'it-revocations', maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 2_000 });
+    redis.on('error', () => undefined);
+    const store = new RevocationStore(redis, { replicas: 1, timeoutMs: 300 });
+    const team = `team_${randomBytes(4).toString('hex')}`;
+    try {
+      await store.revoke(team, 'tok_1', Date.now() + 60_000, Date.now());
+      expect(await redis.exists(redisKeys.revoked(team, 'tok_1'))).toBe(1);
+      const primary = await sentinel.primaryPort();
+      const replica = sentinel.dataPorts.find((p) => p !== primary)!;
+      sentinel.pause(replica);
+      try {
+        await expect(store.revoke(team, 'tok_2', Date.now() + 60_000, Date.now())).rejects.toThrow(/replica/);
+      } finally {
+        sentinel.resume(replica);
+      }
+      await store.revoke(team, 'tok_2', Date.now() + 60_000, Date.now());
+      expect(await redis.exists(redisKeys.revoked(team, 'tok_2'))).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+  }, 30_000);
 });

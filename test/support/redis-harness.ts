@@ -28,6 +28,9 @@ export interface SentinelHarness {
   primaryPort(): Promise<number>;
   /** SIGKILL the instance on `port` (a data node). */
   kill(port: number): void;
+  /** SIGSTOP / SIGCONT the instance on `port`: connected, answering nothing. */
+  pause(port: number): void;
+  resume(port: number): void;
   /** Starts the instance on `port` again, as a replica of the current primary. */
   restart(port: number): Promise<void>;
   stop(): Promise<void>;
@@ -187,6 +190,8 @@ export async function startSentinelGroup(options: { basePort: number; master?: s
     dataPorts: [primary, replica],
     primaryPort,
     kill: (port) => data.get(port)?.kill('SIGKILL'),
+    pause: (port) => data.get(port)?.kill('SIGSTOP'),
+    resume: (port) => data.get(port)?.kill('SIGCONT'),
     restart: async (port) => {
       const now = await primaryPort();
       data.set(port, redisServer([...dataArgs(port), '--replicaof', HOST, String(now)], dir));

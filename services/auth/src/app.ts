@@ -1,4 +1,4 @@
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis } from '@rundown/shared';
+import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { authConfig } from './config.js';
 import { migrations } from './migrations/index.js';
 import { SigningKeys } from './domain/signing.js';
@@ -15,7 +15,7 @@ export async function main(argv: string[]): Promise<void> {
     await db.initialize();
     const redis = createRedis(config, { name: 'auth', maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 2_000 });
     const keys = await SigningKeys.load(config.JWT_PRIVATE_KEYS, config.V0_TOKEN_SECRET);
-    const { teams } = authDomain(db, redis, keys, config.TOKEN_ENVIRONMENT);
+    const { teams } = authDomain(db, redis, keys, config.TOKEN_ENVIRONMENT, replicationOf(config));
     // Keep the edge's revocation view present: rebuild it whenever Redis comes back empty.
     const republish = () =>
       teams.republishIfMissing().then(

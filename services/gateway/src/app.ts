@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis } from '@rundown/shared';
+import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster, replicationOf } from '@rundown/shared';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';
@@ -98,8 +98,10 @@ export async function main(): Promise<void> {
       logger,
     });
     const sockets = config.REALTIME_URLS ? socketProxy(config.REALTIME_URLS, logger) : undefined;
-    // The runner's status channel (a subscriber connection is dedicated to it).
-    const statusChannel = createRedis(config, { name: 'gateway-status-channel', maxRetriesPerRequest: null });
+    // The runner's status channel (a subscriber connection is dedicated to it). Not on a cluster: the
+    // cluster bus carries a PUBLISH to the other nodes after the change's answer may have reached the
+    // client, so a copy kept from it could serve the status before; there every read is a GET.
+    const statusChannel = isCluster(redis) ? undefined : createRedis(config, { name: 'gateway-status-channel', maxRetriesPerRequest: null });
     const runnerStatus = new RunnerStatusReader(redis, logger, statusChannel);
     const live = new LiveEvents({
       redisSettings: config,
@@ -127,7 +129,7 @@ export async function main(): Promise<void> {
       v0,
       ...(sockets ? { socketProxy: sockets.handle } : {}),
       anonymousRateLimit: config.ANON_RATE_LIMIT_PER_MINUTE,
-      idempotencyStore: new IdempotencyStore(redis),
+      idempotencyStore: new IdempotencyStore(redis, undefined, replicationOf(config)),
       // Not ready from the moment it is asked to stop: the balancer stops sending while it still serves.
       ready: () => ready && redisSeen && !isStopping(),
       ...(config.TRUST_PROXY !== undefined ? { trustProxy: config.TRUST_PROXY } : {}),
@@ -150,7 +152,7 @@ export async function main(): Promise<void> {
       await Promise.all([close(publicServer), close(adminServer), grpc.shutdown()]);
       closeClients(clients);
       closeClients(adminClients);
-      statusChannel.disconnect();
+      statusChannel?.disconnect();
       redis.disconnect();
     };
   });

@@ -86,6 +86,7 @@ export interface RedisConnectionOptions {
   /** A command not answered within this fails (the request's deadline, not a hang). */
   commandTimeout?: number;
   lazyConnect?: boolean;
+  /** Commands of one tick share one write (one server or Sentinel; not on a cluster: see createRedis). */
   enableAutoPipelining?: boolean;
   /**
    * Cluster only: SSUBSCRIBE through one subscriber connection per primary (ioredis'
@@ -149,11 +150,16 @@ export function createRedis(settings: RedisSettings, options: RedisConnectionOpt
         sentinelRetryStrategy: retryStrategy,
       });
     case 'cluster': {
+      // The queue and lazy connecting are the cluster's (its node connections connect on first use: a
+      // node connection without a queue would fail the first command sent to it).
+      const { enableOfflineQueue: _queue, lazyConnect: _lazy, ...perNode } = common;
       const clusterOptions: ClusterOptions = {
-        redisOptions: { ...common, ...auth, connectionName: options.name },
+        redisOptions: { ...perNode, ...auth, connectionName: options.name },
         ...(options.enableOfflineQueue !== undefined ? { enableOfflineQueue: options.enableOfflineQueue } : {}),
         ...(options.lazyConnect ? { lazyConnect: true } : {}),
-        ...(options.enableAutoPipelining ? { enableAutoPipelining: true } : {}),
+        // No auto-pipelining on a cluster: ioredis groups a script call by its first argument (the
+        // key count), not its first key, and a batch then fails "All keys in the pipeline should
+        // belong to the same slots allocation group" (redis/ioredis#2109).
         ...(options.shardedSubscribers ? { shardedSubscribers: true } : {}),
         clusterRetryStrategy: retryStrategy,
         // A primary's replica taking over: retry the slot soon, for a few seconds.
@@ -179,6 +185,34 @@ export interface Replication {
 
 export function replicationOf(settings: RedisSettings): Replication {
   return { replicas: settings.REDIS_WAIT_REPLICAS ?? (settings.REDIS_MODE === 'standalone' ? 0 : 1), timeoutMs: settings.REDIS_WAIT_TIMEOUT_MS };
+}
+
+type PipelineResult = [Error | null, unknown][] | null;
+
+/**
+ * Runs commands that touch one slot (`key` names it) on the node that holds that slot and, when
+ * `replication.replicas` > 0, fails unless the write is on that many replicas (`WAIT`) or the primary
+ * has no replica connected at all (then no replica can be promoted in its place with less than it
+ * holds: docs/scale-out.md#redis-failover). Used by the outbox relay and the idempotency store. One round trip with the commands and `INFO replication`,
+ * a second one for `WAIT` only when a replica is connected.
+ */
+export async function onReplicas(redis: RedisClient, key: string, replication: Replication, add: (pipeline: ReturnType<RedisClient['pipeline']>) => void): Promise<[Error | null, unknown][]> {
+  const pipeline = redis.pipeline();
+  add(pipeline);
+  // Keyless commands ride with the keyed ones to the slot's node (a cluster pipeline is one node's).
+  if (replication.replicas > 0) pipeline.info('replication');
+  const results = ((await pipeline.exec()) as PipelineResult) ?? [];
+  if (replication.replicas === 0) return results;
+  const [infoError, info] = results.pop()!;
+  if (infoError) throw infoError;
+  const connected = Number(/connected_slaves:(\d+)/.exec(String(info))?.[1] ?? 0);
+  if (connected === 0) return results;
+  const wanted = Math.min(connected, replication.replicas);
+  const waited = ((await redis.pipeline().exists(key).wait(wanted, replication.timeoutMs).exec()) as PipelineResult) ?? [];
+  const [waitError, acked] = waited[1] ?? [new Error('WAIT not answered'), 0];
+  if (waitError) throw waitError;
+  if (Number(acked) >= wanted) return results;
+  throw new Error(`${Number(acked)} of ${wanted} replica(s) acknowledged the write within ${replication.timeoutMs} ms`);
 }
 
 /** Settings for one standalone URL (tests and tools that name a server). */

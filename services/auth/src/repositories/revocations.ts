@@ -1,5 +1,5 @@
-import type { RedisClient } from '@rundown/shared';
-import { redisKeys } from '@rundown/shared';
+import type { RedisClient, Replication } from '@rundown/shared';
+import { onReplicas, redisKeys } from '@rundown/shared';
 
 type Limits = { plan: string; rate_limit_per_minute: number; max_rundowns: number };
 
@@ -12,15 +12,27 @@ type Limits = { plan: string; rate_limit_per_minute: number; max_rundowns: numbe
  * empty, or a failover lost the write that set it).
  */
 export class RevocationStore {
-  constructor(private readonly redis: RedisClient) {}
+  constructor(
+    private readonly redis: RedisClient,
+    /** With replicas: a revocation or a rotation is answered once a replica holds it (a failover cannot undo it). */
+    private readonly replication: Replication = { replicas: 0, timeoutMs: 0 },
+  ) {}
+
+  /** One write in `key`'s slot, on a replica too when there are replicas (else it throws: the caller retries). */
+  private async durable(key: string, write: (p: ReturnType<RedisClient['pipeline']>) => void): Promise<void> {
+    const [[error]] = (await onReplicas(this.redis, key, this.replication, write)) as [[Error | null, unknown]];
+    if (error) throw error;
+  }
 
   async revoke(teamId: string, tokenId: string, expiresAt: number, now: number): Promise<void> {
     const ttl = Math.max(1, expiresAt - now);
-    await this.redis.set(redisKeys.revoked(teamId, tokenId), '1', 'PX', ttl);
+    const key = redisKeys.revoked(teamId, tokenId);
+    await this.durable(key, (p) => void p.set(key, '1', 'PX', ttl));
   }
 
   async setEpoch(teamId: string, epoch: number): Promise<void> {
-    await this.redis.set(redisKeys.epoch(teamId), String(epoch));
+    const key = redisKeys.epoch(teamId);
+    await this.durable(key, (p) => void p.set(key, String(epoch)));
   }
 
   async setV0Token(teamId: string, tokenId: string): Promise<void> {

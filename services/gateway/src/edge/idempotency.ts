@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomToken, type RedisClient } from '@rundown/shared';
+import { onReplicas, randomToken, type RedisClient, type Replication } from '@rundown/shared';
 
 /**
  * The id a create takes when its request carries an Idempotency-Key (routes get it as
@@ -118,6 +118,12 @@ function decode(raw: string): InFlightRecord | DoneRecord | undefined {
  * Idempotency records in Redis, shared by every gateway replica, keyed by (team, key). A request
  * claims the key with `SET NX PX` (the claim expires if its process dies), runs, then replaces the
  * claim with its answer for 24 h, or drops it when the answer must not be cached (5xx).
+ *
+ * With replicas (`replication`, Sentinel or a cluster): a claim counts only once a replica holds it
+ * (`WAIT`, when one is connected), else the request is not run (503, retried with the same key), and
+ * the answer is sent once its record reached a replica or the wait timed out (logged): a failover
+ * then cannot forget a key whose request ran, except a record whose wait timed out
+ * (docs/scale-out.md#redis-failover).
  */
 export class IdempotencyStore {
   private readonly redis: IdempotencyRedis;
@@ -125,6 +131,7 @@ export class IdempotencyStore {
   constructor(
     redis: RedisClient,
     private readonly prefix = 'idem:v1',
+    private readonly replication: Replication = { replicas: 0, timeoutMs: 0 },
   ) {
     if (typeof (redis as unknown as Partial<IdempotencyRedis>).idemClaim !== 'function') {
       redis.defineCommand('idemClaim', { numberOfKeys: 1, lua: CLAIM });
@@ -141,7 +148,11 @@ export class IdempotencyStore {
   async claim(redisKey: string, fp: string): Promise<Claim> {
     const owner = randomToken();
     const record: InFlightRecord = { v: 1, state: 'in_flight', fp, owner };
-    const existing = await this.redis.idemClaim(redisKey, JSON.stringify(record), IDEMPOTENCY_LOCK_MS);
+    const existing = await this.replicated<string | null>(redisKey, (p) => p.idemClaim(redisKey, JSON.stringify(record), IDEMPOTENCY_LOCK_MS)).catch(async (error: unknown) => {
+      // Not on a replica in time: the request does not run; the claim goes (best effort).
+      if (this.replication.replicas > 0) await this.release(redisKey, owner).catch(() => undefined);
+      throw error;
+    });
     if (existing === null) return { outcome: 'acquired', owner };
     const decoded = decode(existing);
     if (!decoded) return { outcome: 'corrupt' };
@@ -151,7 +162,15 @@ export class IdempotencyStore {
 
   async complete(redisKey: string, owner: string, fp: string, response: StoredResponse): Promise<void> {
     const record: DoneRecord = { v: 1, state: 'done', fp, ...response };
-    await this.redis.idemSettle(redisKey, owner, JSON.stringify(record), IDEMPOTENCY_TTL_MS);
+    await this.replicated(redisKey, (p) => p.idemSettle(redisKey, owner, JSON.stringify(record), IDEMPOTENCY_TTL_MS));
+  }
+
+  /** One script call, then (with replicas) until a replica holds it; its reply. */
+  private async replicated<T>(redisKey: string, call: (target: IdempotencyRedis) => Promise<T> | unknown): Promise<T> {
+    if (this.replication.replicas === 0) return (await call(this.redis)) as T;
+    const [[error, reply]] = (await onReplicas(this.redis, redisKey, this.replication, (p) => void call(p as unknown as IdempotencyRedis))) as [[Error | null, T]];
+    if (error) throw error;
+    return reply;
   }
 
   async release(redisKey: string, owner: string): Promise<void> {

@@ -89,7 +89,7 @@ export class BullTimers implements Timers {
     // Named, so that CLIENT LIST shows whose connections these are.
     // A prefix of one's own (tests) becomes a hash tag too.
     this.prefix = prefix.includes('{') ? prefix : `{${prefix}}`;
-    this.redis = createRedis(redis, { maxRetriesPerRequest: null, name: 'runner-timers' });
+    this.redis = createRedis(redis, { maxRetriesPerRequest: null, name: `${this.prefix}-timers` });
     this.redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error (timers)'));
     this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix: this.prefix });
     this.markerKey = `${this.prefix}:${QUEUE_NAME}:marker`;

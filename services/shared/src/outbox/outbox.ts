@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Link } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import type { RedisClient, Replication } from '../redis.js';
+import { onReplicas, type RedisClient, type Replication } from '../redis.js';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { packParameter, pgPool, withPgClient, type Db } from '../db.js';
@@ -137,34 +137,6 @@ function appendArgs(run: OutboxRow[], source: string, retention: RetentionOption
   let meta = '';
   for (const row of run) meta += `${row.seq} ${row.kind} ${row.event.length};`;
   return [source, retention.maxLength, retention.maxAgeMs, retention.idleTtlMs, meta, Buffer.concat(run.map((row) => row.event))];
-}
-
-type PipelineResult = [Error | null, unknown][] | null;
-
-/**
- * Runs commands that touch one slot (`key` names it) on the node that holds that slot and, when
- * `replication.replicas` > 0, fails unless the write is on that many replicas (`WAIT`) or the primary
- * has no replica connected at all (then no replica can be promoted in its place with less than it
- * holds: docs/scale-out.md#redis-failover). One round trip with the commands and `INFO replication`,
- * a second one for `WAIT` only when a replica is connected.
- */
-async function onReplicas(redis: RedisClient, key: string, replication: Replication, add: (pipeline: ReturnType<RedisClient['pipeline']>) => void): Promise<[Error | null, unknown][]> {
-  const pipeline = redis.pipeline();
-  add(pipeline);
-  // Keyless commands ride with the keyed ones to the slot's node (a cluster pipeline is one node's).
-  if (replication.replicas > 0) pipeline.info('replication');
-  const results = ((await pipeline.exec()) as PipelineResult) ?? [];
-  if (replication.replicas === 0) return results;
-  const [infoError, info] = results.pop()!;
-  if (infoError) throw infoError;
-  const connected = Number(/connected_slaves:(\d+)/.exec(String(info))?.[1] ?? 0);
-  if (connected === 0) return results;
-  const wanted = Math.min(connected, replication.replicas);
-  const waited = ((await redis.pipeline().exists(key).wait(wanted, replication.timeoutMs).exec()) as PipelineResult) ?? [];
-  const [waitError, acked] = waited[1] ?? [new Error('outbox relay: WAIT not answered'), 0];
-  if (waitError) throw waitError;
-  if (Number(acked) >= wanted) return results;
-  throw new Error(`outbox relay: ${Number(acked)} of ${wanted} replica(s) acknowledged the append within ${replication.timeoutMs} ms; kept for a retry`);
 }
 
 /**
