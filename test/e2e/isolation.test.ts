@@ -35,7 +35,7 @@ let ownOfScoped: string[] = [];
 
 async function created(res: Promise<{ status: number; text: string; body: any }>) {
   const r = await res;
-  if (r.status !== 201 && r.status !== 200) throw new Error(`fixture: ${r.status} ${r.text.slice(0, 300)}`);
+  if (r.status !== 201 && r.status !== 200 && r.status !== 202) throw new Error(`fixture: ${r.status} ${r.text.slice(0, 300)}`);
   return r.body.data;
 }
 
@@ -70,7 +70,11 @@ beforeAll(async () => {
   expect((await admin('POST', `/rundowns/${target.id}/runner:reset`)).status).toBe(200);
   const report = ((await created(v1('GET', `/rundowns/${target.id}/reports`, { token: owner }))) as { items: { id: string }[] }).items[0]!;
   Object.assign(ids, { rundown: [target.id], cue: target.cues, column: target.columns, mention: [mention.id], key: ['secret_var'], report: [report.id] });
-  secrets = [victim.id, target.id, other.id, ...target.cues, ...target.columns, ...other.cues, ...other.columns, mention.id, report.id];
+  // A webhook endpoint (team scope) with one delivery (its test event; the receiver need not exist).
+  const webhook = await created(v1('POST', '/webhooks', { token: owner, body: { url: 'http://127.0.0.1:9/isolation', events: ['cue'], description: `${MARKER} hook` } }));
+  const delivery = { id: (await created(v1('POST', `/webhooks/${webhook.id}/test`, { token: owner }))).delivery_id as string };
+  teamIds = { webhook_id: webhook.id, delivery_id: delivery.id };
+  secrets = [victim.id, target.id, other.id, ...target.cues, ...target.columns, ...other.cues, ...other.columns, mention.id, report.id, webhook.id, delivery.id];
   ownOfScoped = [victim.id, other.id, ...other.cues, ...other.columns];
   // The same team, scoped to its other rundown.
   scoped = { VIEW: await victim.token('VIEW', { rundown_id: other.id }), EDIT: await victim.token('EDIT', { rundown_id: other.id }) };
@@ -81,6 +85,9 @@ beforeAll(async () => {
   expect((await admin('DELETE', `/tokens/${toRevoke.body.data.id}`)).status).toBe(204);
   await new Promise((r) => setTimeout(r, Math.max(0, shortLived.body.data.expires_at - Date.now()) + 1_100));
 });
+
+/** Ids of the team's own things (webhooks), by path parameter. */
+let teamIds: Record<string, string> = {};
 
 const substitute = (text: string) => text.replace(PLACEHOLDER, (_m, kind: IdKind, index: string) => ids[kind][Number(index)] ?? ids[kind][0]!);
 
@@ -97,7 +104,10 @@ interface Request {
  */
 async function requestFor(op: DocumentedOperation): Promise<Request> {
   let path = op.path;
-  for (const name of op.pathParams) path = path.replace(`{${name}}`, name === 'id' ? ids.rundown[0]! : substitute(String(minimalValue(doc, { type: 'string' }, op.path, name))));
+  for (const name of op.pathParams) {
+    const value = name === 'id' ? ids.rundown[0]! : (teamIds[name] ?? substitute(String(minimalValue(doc, { type: 'string' }, op.path, name))));
+    path = path.replace(`{${name}}`, value);
+  }
   const url = new URL(`${system().baseUrl}${path}`);
   for (const p of op.queryParams) {
     if (p.required || p.name === 'rundown_id') url.searchParams.set(p.name, substitute(String(minimalValue(doc, p.schema ?? {}, op.path, p.name))));
