@@ -13,6 +13,7 @@ const shared = fileURLToPath(new URL('./services/shared/src/', import.meta.url))
  *   otherwise the local defaults)
  * - e2e: the whole system started through the same launcher as `npm start`, spoken to over HTTP
  * - e2e-cluster: a subset of e2e with the system on a Redis Cluster (test/support/redis-harness.ts)
+ * - e2e-sentinel: the Redis failover under load, the system on a Sentinel group
  * The integration and e2e tiers stop after each file what its tests started and left running
  * (test/support/stop-started.ts), also when a test timed out before its own stop.
  */
@@ -86,11 +87,27 @@ export default defineConfig({
             'test/e2e/edge-rate-limit.test.ts',
           ],
           globalSetup: ['test/support/e2e-cluster-setup.ts'],
+          setupFiles: ['test/support/stop-started.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
           fileParallelism: false,
           // After the other tiers, not beside them: two whole systems at once would slow both.
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The Redis primary killed (-9) under load, the system on a Sentinel group of its own
+          // (1 primary, 1 replica, 3 sentinels): test/e2e/redis-failover.test.ts (skipped elsewhere).
+          name: 'e2e-sentinel',
+          include: ['test/e2e/redis-failover.test.ts'],
+          globalSetup: ['test/support/e2e-sentinel-setup.ts'],
+          setupFiles: ['test/support/stop-started.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePorts, startSystem, type LauncherReady } from '../../scripts/launcher/child.js';
 import { createDatabase, isolatedRedis, startInfra } from './infra.js';
-import { freeClusterPorts, startCluster, type ClusterHarness } from './redis-harness.js';
+import { freeClusterPorts, startCluster, startSentinelGroup, type ClusterHarness, type SentinelHarness } from './redis-harness.js';
 import { startWebhookDns } from './webhook-dns.js';
 
 export interface SystemUnderTest {
@@ -37,19 +37,28 @@ declare module 'vitest' {
  * free ports with a database and Redis db of its own; stopped (Ctrl-C equivalent) at the end.
  */
 export default async function setup(project: TestProject) {
-  return startE2eSystem(project, process.env.E2E_REDIS === 'cluster' ? 'cluster' : 'standalone');
+  const shape = process.env.E2E_REDIS === 'cluster' || process.env.E2E_REDIS === 'sentinel' ? process.env.E2E_REDIS : 'standalone';
+  return startE2eSystem(project, shape);
 }
 
-/** The system on one Redis server, or (`cluster`) on a 3-primary Redis Cluster of its own (the e2e-cluster project). */
-export async function startE2eSystem(project: TestProject, redis: 'standalone' | 'cluster') {
+/**
+ * The system on one Redis server, on a 3-primary Redis Cluster of its own (`cluster`: the e2e-cluster
+ * project), or on a Sentinel group of its own (`sentinel`: E2E_REDIS=sentinel).
+ */
+export async function startE2eSystem(project: TestProject, redis: 'standalone' | 'cluster' | 'sentinel') {
   const infra = await startInfra();
   const database = await createDatabase(infra.postgresServerUrl, 'rundown_e2e');
   // A 3-primary Redis Cluster of its own (test/support/redis-harness.ts) on E2E_REDIS_CLUSTER_PORT..+2
   // (and their bus ports +10000), by default free ones.
-  let cluster: ClusterHarness | undefined;
+  let cluster: ClusterHarness | SentinelHarness | undefined;
   let redisUrl: string;
   let redisEnv: Record<string, string>;
-  if (redis === 'cluster') {
+  if (redis === 'sentinel') {
+    const group = await startSentinelGroup({ basePort: await freeClusterPorts(5) });
+    cluster = group;
+    redisEnv = { REDIS_MODE: 'sentinel', REDIS_SENTINELS: group.sentinels, REDIS_SENTINEL_MASTER: group.master };
+    redisUrl = `redis://127.0.0.1:${group.dataPorts[0]!}`;
+  } else if (redis === 'cluster') {
     cluster = await startCluster({ basePort: process.env.E2E_REDIS_CLUSTER_PORT ? Number(process.env.E2E_REDIS_CLUSTER_PORT) : await freeClusterPorts(3) });
     redisEnv = { REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: cluster.nodes };
     redisUrl = `redis://${cluster.nodes.split(',')[0]!}`;

@@ -45,10 +45,14 @@ const portFree = (port: number) =>
     server.listen(port, HOST, () => server.close(() => resolve(true)));
   });
 
-/** A base port whose `count` ports and their cluster bus ports (+10000) are all free (between 21000 and 29000). */
+/**
+ * A base port whose `count` ports and their cluster bus ports (+10000) are all free: 3000-9000 (bus
+ * 13000-19000), below the blocks test listeners take their ports from (20000 up, scripts/launcher/child.ts)
+ * and the kernel's ephemeral range.
+ */
 export async function freeClusterPorts(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 21_000 + Math.floor(Math.random() * 8_000);
+    const base = 3_000 + Math.floor(Math.random() * 6_000);
     const ports = Array.from({ length: count }, (_, i) => base + i);
     if ((await Promise.all([...ports, ...ports.map((p) => p + 10_000)].map(portFree))).every(Boolean)) return base;
   }
