@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICES } from '@rundown/shared';
 import { formatReport, rollingRestart, topShare } from '../../scripts/chaos/rolling.js';
 import { ensureBuilt } from '../../scripts/launcher/build.js';
 import { freePorts } from '../../scripts/launcher/child.js';
@@ -55,7 +56,8 @@ describe('a rolling restart of every replica of every service under load', () =>
       throw error;
     });
     console.log(formatReport(report));
-    expect(report.steps).toHaveLength(12);
+    // Every replica of every service behind the gateway, and the gateway's.
+    expect(report.steps).toHaveLength((SERVICES.length + 1) * 2);
     expect(report.steps.every((s) => s.exitCode === 0)).toBe(true);
     expect(report.requests).toBeGreaterThan(500);
     expect(report.failures).toEqual([]);

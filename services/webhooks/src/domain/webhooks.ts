@@ -62,7 +62,7 @@ export class WebhooksService {
 
   private async target(url: string): Promise<void> {
     const reason = await this.checkTarget(url);
-    if (reason) throw new AppError('webhooks.invalid_url', { detail: `The URL is refused: ${reason}.`, details: { url, reason } });
+    if (reason) throw new AppError('webhooks.invalid_url', { detail: `The URL is refused: ${reason}.`, details: { url, reason, issues: [{ path: ['url'], message: `The URL is refused: ${reason}.`, code: 'custom' }] } });
   }
 
   private static events(events: string[]): string[] {

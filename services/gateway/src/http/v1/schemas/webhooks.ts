@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { limits } from '@rundown/shared';
-import { idRef, pageQuery, single } from './common.js';
+import { idRef, pageQuery, single, UNSTATED_RULE } from './common.js';
 
 /** What an endpoint may subscribe to (§11): §7's names plus status and timing, or "*". */
 export const WEBHOOK_EVENT_NAMES = ['rundown', 'cue', 'column', 'cell', 'mention', 'text_variable', 'output_message', 'status', 'timing'] as const;
 
-const url = z.string().min(1).max(limits.webhookUrlChars);
+const url = z
+  .string()
+  .min(1)
+  .max(limits.webhookUrlChars)
+  .meta({
+    [UNSTATED_RULE]:
+      'An absolute https URL (plain http only for hosts the deployment allows) whose host resolves to public addresses only: no loopback, private, link-local or metadata target (docs/api-decisions.md#webhooks).',
+  });
 const events = z
   .array(z.enum([...WEBHOOK_EVENT_NAMES, '*']))
   .min(1)
