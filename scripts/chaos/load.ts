@@ -381,14 +381,20 @@ export class MixedLoad {
   }
 
   /**
-   * Support reads through the admin surface (the team's tokens): the auth service's steady calls. The
-   * edge verifies tokens itself and caches teams, so without these auth would see too few calls in a
-   * window to show how they spread over its replicas.
+   * Support reads through the admin surface (the team's tokens and webhook endpoints): the auth and
+   * webhooks services' steady calls. The edge verifies tokens itself and caches teams, and the load
+   * makes no webhook endpoint, so without these those services would see too few calls in a window to
+   * show how they spread over their replicas.
    */
   async supportReader(adminUrl: string, adminSecret: string, teamId: string): Promise<void> {
     for (let n = 0; !this.stopLoad && n < 1_000_000; n++) {
-      const answer = await this.request('admin token list', 'GET', `${adminUrl}/teams/${teamId}/tokens`, { token: adminSecret });
-      if (answer.outcome === 'client_error') this.violate(`admin token list: ${answer.status} ${JSON.stringify(answer.body)}`);
+      for (const [what, path] of [
+        ['admin token list', `${adminUrl}/teams/${teamId}/tokens`],
+        ['admin webhook list', `${adminUrl}/teams/${teamId}/webhooks`],
+      ] as const) {
+        const answer = await this.request(what, 'GET', path, { token: adminSecret });
+        if (answer.outcome === 'client_error') this.violate(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      }
       await sleep(100);
     }
   }

@@ -188,15 +188,16 @@ describe('layout cache', () => {
       problemOf(cache.describe(stranger, r.id, query)),
     ]);
     expect(answers).toEqual([...Array.from({ length: 8 }, () => 'answered'), 'rundowns.not_found']);
-    expect(asked).toEqual([
-      { allCues: true, allColumns: true },
-      { allCues: true, allColumns: true },
-    ]);
+    // The eight share one question. The stranger's miss asks its own (never sharing the owner's), unless
+    // the owner's answer was stored before its version read came back: then that entry refuses it.
+    expect(asked.length === 1 || asked.length === 2, JSON.stringify(asked)).toBe(true);
+    for (const q of asked) expect(q).toEqual({ allCues: true, allColumns: true });
     // After a change, the burst of reads that follows asks once again.
+    const before = asked.length;
     await domain.cues.update(ctx, r.id, { id: r.cues[0]!, type: 'heading' });
     const after = await Promise.all(Array.from({ length: 8 }, () => cache.describe(ctx, r.id, query)));
     expect(after.map((layout) => layout.cues[0]?.type)).toEqual(Array.from({ length: 8 }, () => 'heading'));
-    expect(asked).toHaveLength(3);
+    expect(asked).toHaveLength(before + 1);
   });
 
   it('another team, a token of another rundown, no team: rundowns.not_found, as the rundown service answers', async () => {
