@@ -1,4 +1,4 @@
-import { columnTypeNames, countdownParts, deliveryStateNames, cueTimingStateNames, cueTypeNames, playEndNames, remainingMs, rundownStatusNames, runnerPhaseNames, skippedByNames, todDisplayFormatNames, type StoredRunnerStatus } from '@rundown/shared';
+import { timingJson as sharedTimingJson, columnTypeNames, countdownParts, deliveryStateNames, cueTypeNames, playEndNames, remainingMs, rundownStatusNames, runnerPhaseNames, skippedByNames, todDisplayFormatNames, type StoredRunnerStatus } from '@rundown/shared';
 import type { Cell } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { Column, ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
@@ -206,29 +206,8 @@ export function actReply(rundownId: string, r: ActResponse) {
 
 export const orNull = (v: number | undefined): number | null => v ?? null;
 
-/** The timing object of docs/api-decisions.md#timing (also the `data` of the SSE `timing` frame). */
-export function timingJson(t: Timing): TimingJson {
-  return {
-    server_time: t.server_time,
-    revision: t.revision,
-    planned_start: orNull(t.planned_start),
-    actual_start: orNull(t.actual_start),
-    planned_end: orNull(t.planned_end),
-    projected_end: orNull(t.projected_end),
-    over_under_ms: orNull(t.over_under_ms),
-    cues: t.cues.map((c) => ({
-      id: c.id,
-      title: c.title,
-      state: cueTimingStateNames.fromProto(c.state) ?? 'upcoming',
-      planned_start: orNull(c.planned_start),
-      planned_duration_ms: c.planned_duration_ms,
-      actual_start: orNull(c.actual_start),
-      actual_duration_ms: orNull(c.actual_duration_ms),
-      projected_start: orNull(c.projected_start),
-      over_under_ms: orNull(c.over_under_ms),
-    })),
-  };
-}
+/** The timing object of docs/api-decisions.md#timing (also the `data` of the SSE `timing` frame): the shared mapper, typed by the route's schema. */
+export const timingJson = (t: Timing): TimingJson => sharedTimingJson(t);
 
 export function reportJson(r: Report): ReportJson {
   const t = r.totals;
