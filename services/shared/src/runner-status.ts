@@ -1,3 +1,5 @@
+import { RunnerPhase, RunnerState, type RunnerStatus } from './generated/rundown/events/v1/events.js';
+
 /**
  * The runner's status read model in Redis (written by the runner after each commit, read by every
  * gateway): one definition of its key, channel and shape.
@@ -15,4 +17,32 @@ export interface StoredRunnerStatus {
   revision: number;
   /** When the runner committed it (ms). */
   at: number;
+}
+
+const states = {
+  [RunnerState.RUNNER_STATE_RUNNING]: 'running',
+  [RunnerState.RUNNER_STATE_PAUSED]: 'paused',
+  [RunnerState.RUNNER_STATE_STOPPED]: 'stopped',
+} as const satisfies Partial<Record<RunnerState, string>>;
+const phases = {
+  [RunnerPhase.RUNNER_PHASE_PRE_SHOW]: 'pre-show',
+  [RunnerPhase.RUNNER_PHASE_RUNNING]: 'running',
+  [RunnerPhase.RUNNER_PHASE_ENDED]: 'ended',
+} as const satisfies Partial<Record<RunnerPhase, string>>;
+
+/**
+ * The status object of docs/api-decisions.md#runner from the runner's `status` event: the SSE `status`
+ * frame's data and the `status.changed` webhook's.
+ */
+export function statusEventJson(s: RunnerStatus) {
+  const a = s.active_cue;
+  const state: (typeof states)[keyof typeof states] = states[s.state as keyof typeof states] ?? 'stopped';
+  return {
+    server_time: s.server_time,
+    state,
+    active_cue: a && state !== 'stopped' ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at ?? null, duration_ms: a.duration_ms } : null,
+    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
+    phase: (phases[s.phase as keyof typeof phases] ?? 'pre-show') as (typeof phases)[keyof typeof phases],
+    revision: s.revision,
+  };
 }

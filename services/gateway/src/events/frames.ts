@@ -1,6 +1,6 @@
 import { EventBuffer } from 'better-sse';
-import { cueDeadline, type Event } from '@rundown/shared';
-import { Change, RunnerPhase, RunnerState, type Cell, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
+import { cueDeadline, statusEventJson, type Event } from '@rundown/shared';
+import { Change, type Cell } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
 import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson, type StatusJson } from '../http/wire.js';
@@ -37,34 +37,9 @@ const changes: Record<number, string> = {
 };
 const changeName = (c: Change) => changes[c] ?? 'updated';
 
-const states: Record<number, StatusJson['state']> = {
-  [RunnerState.RUNNER_STATE_RUNNING]: 'running',
-  [RunnerState.RUNNER_STATE_PAUSED]: 'paused',
-  [RunnerState.RUNNER_STATE_STOPPED]: 'stopped',
-};
-const phases: Record<number, StatusJson['phase']> = {
-  [RunnerPhase.RUNNER_PHASE_PRE_SHOW]: 'pre-show',
-  [RunnerPhase.RUNNER_PHASE_RUNNING]: 'running',
-  [RunnerPhase.RUNNER_PHASE_ENDED]: 'ended',
-};
-
 /** Whether a status shows its active cue past its deadline (running, and the live duration used up at `server_time`). */
 export function isOverTime(s: StatusJson): boolean {
   return s.state === 'running' && s.active_cue !== null && s.server_time >= cueDeadline(s.active_cue);
-}
-
-/** The status object of docs/api-decisions.md#runner from the runner's event. */
-function statusEventJson(s: RunnerStatus): StatusJson {
-  const a = s.active_cue;
-  const state = states[s.state] ?? 'stopped';
-  return {
-    server_time: s.server_time,
-    state,
-    active_cue: a && state !== 'stopped' ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at ?? null, duration_ms: a.duration_ms } : null,
-    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
-    phase: phases[s.phase] ?? 'pre-show',
-    revision: s.revision,
-  };
 }
 
 const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
@@ -129,7 +104,7 @@ function frameBodies(event: Event): FrameBodies | undefined {
       return { name: 'output_message', thin: { change: changeName(p.value.change), ...(m ? { output_message: outputMessageJson(m) } : {}) } };
     }
     case 'status': {
-      const thin = statusEventJson(p.value);
+      const thin: StatusJson = statusEventJson(p.value);
       return { name: 'status', thin, revision: p.value.revision, overtime: isOverTime(thin) };
     }
     default:

@@ -1,5 +1,5 @@
-import type { Event } from '@rundown/shared';
-import { Change, RunnerPhase, RunnerState, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
+import { statusEventJson, type Event } from '@rundown/shared';
+import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
 
 /** What an endpoint may subscribe to (§11): §7's names plus `status` and `timing`; `*` is all of them. */
 export const EVENT_NAMES = ['rundown', 'cue', 'column', 'cell', 'mention', 'text_variable', 'output_message', 'status', 'timing'] as const;
@@ -33,30 +33,6 @@ const changes: Record<number, string> = {
 const changeName = (c: Change) => changes[c] ?? 'updated';
 const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
 
-const states: Record<number, string> = {
-  [RunnerState.RUNNER_STATE_RUNNING]: 'running',
-  [RunnerState.RUNNER_STATE_PAUSED]: 'paused',
-  [RunnerState.RUNNER_STATE_STOPPED]: 'stopped',
-};
-const phases: Record<number, string> = {
-  [RunnerPhase.RUNNER_PHASE_PRE_SHOW]: 'pre-show',
-  [RunnerPhase.RUNNER_PHASE_RUNNING]: 'running',
-  [RunnerPhase.RUNNER_PHASE_ENDED]: 'ended',
-};
-
-/** The status object of §6, as the SSE `status` frame carries it. */
-export function statusJson(s: RunnerStatus): Record<string, unknown> {
-  const a = s.active_cue;
-  const state = states[s.state] ?? 'stopped';
-  return {
-    server_time: s.server_time,
-    state,
-    active_cue: a && state !== 'stopped' ? { id: a.id, title: a.title, started_at: a.started_at, paused_at: a.paused_at ?? null, duration_ms: a.duration_ms } : null,
-    next_cue: s.next_cue ? { id: s.next_cue.id, title: s.next_cue.title } : null,
-    phase: phases[s.phase] ?? 'pre-show',
-    revision: s.revision,
-  };
-}
 
 /**
  * The webhook an event makes: `data` is the thin object of the §7 frame of the same name (the
@@ -117,7 +93,7 @@ export function outgoing(event: Event): Outgoing | undefined {
       });
     }
     case 'status':
-      return make('status', 'changed', statusJson(p.value));
+      return make('status', 'changed', statusEventJson(p.value));
     default:
       return undefined;
   }
