@@ -81,7 +81,8 @@ describe('the image', () => {
     expect(withSchemas.length).toBeGreaterThan(3);
     const expected: Record<string, { name: string }[]> = {};
     for (const row of withSchemas) {
-      expected[row.name] = ((await import(`../../services/${row.name}/src/migrations/index.js`)) as { migrations: { name: string }[] }).migrations;
+      const module = new URL(`../../services/${row.name}/src/migrations/index.ts`, import.meta.url).href;
+      expected[row.name] = ((await import(/* @vite-ignore */ module)) as { migrations: { name: string }[] }).migrations;
     }
     for (const [schema, classes] of Object.entries(expected)) {
       const applied = await query<{ name: string }>(`SELECT name FROM "${schema}".migrations ORDER BY id`);
