@@ -779,9 +779,8 @@ async function stuckShowDiagnosis(db: pg.Client, redis: RedisClient, rundownId: 
         redis.lpos(`${prefix}:active`, id),
       ]);
       const state = delayed !== null ? 'delayed' : completed !== null ? 'completed' : failed !== null ? 'failed' : active !== null ? 'active' : 'other';
-      const { data, opts, stacktrace, ...rest } = hash;
-      void opts;
-      void stacktrace;
+      // The job's options and stack traces are long and say nothing about why it did not fire.
+      const { data, opts: _opts, stacktrace: _stacktrace, ...rest } = hash;
       jobs.push({ id, state, ...rest, due_at: data ? (JSON.parse(data) as { due_at?: number }).due_at : undefined });
     }
   } while (cursor !== '0');

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { columnTypeNames, deliveryStateNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
+import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { AdminClients, Clients } from '../../edge/clients.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { statusRecord } from '../v1/schemas/runner.js';
-import { deliveriesQuery, deliveryRecord, deliveryWithAttempts, webhookRecord } from '../v1/schemas/webhooks.js';
+import { deliveriesQuery, deliveryRecord, listDeliveriesRequest, deliveryWithAttempts, webhookRecord } from '../v1/schemas/webhooks.js';
 import { actReply, columnJson, cueJson, deliveryJson, deliveryWithAttemptsJson, iso, orderChanged, webhookJson } from '../wire.js';
 
 export function teamJson(t: Team) {
@@ -250,7 +250,7 @@ export function adminRoutes(clients: Clients, admin: AdminClients): RouteDef[] {
       response: z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() }),
       handler: async ({ params, query, caller }) => {
         const page = await admin.webhooks.listDeliveries(
-          { webhook_id: params.webhook_id!, state: query.state ? deliveryStateNames.toProto(query.state) : 0, limit: query.limit ?? 0, cursor: query.cursor ?? '' },
+          listDeliveriesRequest(params.webhook_id!, query),
           caller,
         );
         return { data: { items: page.items.map(deliveryJson), next_cursor: page.next_cursor ?? null } };

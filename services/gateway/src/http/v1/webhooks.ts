@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { deliveryStateNames } from '@rundown/shared';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { deliveryJson, deliveryWithAttemptsJson, webhookJson } from '../wire.js';
-import { createWebhookBody, deliveriesQuery, deliveryRecord, deliveryWithAttempts, patchWebhookBody, webhookRecord, webhookWithSecret } from './schemas/webhooks.js';
+import { createWebhookBody, deliveriesQuery, deliveryRecord, listDeliveriesRequest, deliveryWithAttempts, patchWebhookBody, webhookRecord, webhookWithSecret } from './schemas/webhooks.js';
 
 const ERRORS_OF_ONE = ['webhooks.not_found'] as const;
 
@@ -150,7 +149,7 @@ export function webhookRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       response: z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() }),
       handler: async ({ params, query, caller }) => {
         const page = await clients.webhooks.listDeliveries(
-          { webhook_id: params.webhook_id!, state: query.state ? deliveryStateNames.toProto(query.state) : 0, limit: query.limit ?? 0, cursor: query.cursor ?? '' },
+          listDeliveriesRequest(params.webhook_id!, query),
           caller,
         );
         return { data: { items: page.items.map(deliveryJson), next_cursor: page.next_cursor ?? null } };
