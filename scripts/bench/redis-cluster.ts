@@ -39,7 +39,7 @@ const cluster = await startCluster({ basePort: await freeClusterPorts(3) });
 const redis = new Cluster(cluster.nodes.split(',').map((hp) => ({ host: '127.0.0.1', port: Number(hp.split(':')[1]) })), { enableAutoPipelining: true }) as Scripted;
 try {
   redis.defineCommand('benchIndex', { numberOfKeys: 1, lua: indexScript });
-  redis.defineCommand('benchAppend', { numberOfKeys: 2, lua: appendBatchScript });
+  redis.defineCommand('benchAppend', { numberOfKeys: 4, lua: appendBatchScript });
   await redis.cluster('INFO');
   // Three index keys on three different primaries (their slots: found by trying tags).
   const byNode = new Map<string, string>();
@@ -57,7 +57,7 @@ try {
   const event = Buffer.alloc(200, 1);
   const meta = (i: number) => Array.from({ length: 10 }, (_, k) => `${i * 10 + k + 1} 4 ${event.length};`).join('');
   const appends = await rate('rundown append, 10 events a call, rundowns over every primary', (w, i) =>
-    redis.benchAppend(`bench:rundown:{rd_${w}}`, `bench:rundown:{rd_${w}}:relayed`, 'bench', 10_000, 86_400_000, 60_000, meta(i), Buffer.concat(Array(10).fill(event))),
+    redis.benchAppend(`bench:rundown:{rd_${w}}`, `bench:rundown:{rd_${w}}:relayed`, `bench:layout:{rd_${w}}`, `bench:order:{rd_${w}}`, 'bench', 10_000, 86_400_000, 60_000, meta(i), Buffer.concat(Array(10).fill(event)), 'token', 60, ',1,2,3,', ',1,2,'),
   );
   recordFigure({ bench: 'redis-cluster', name: 'index appends, one slot', unit: 'calls/s', value: oneSlot, baseline: `over ${shards.length} primaries`, ratio: oneSlot / sharded });
   recordFigure({ bench: 'redis-cluster', name: `index appends over ${shards.length} primaries`, unit: 'calls/s', value: sharded });

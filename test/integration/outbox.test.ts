@@ -8,6 +8,7 @@ import {
   createLogger,
   encodeEvent,
   eventKeys,
+  factVersionKey,
   isContinuous,
   newEvent,
   Outbox,
@@ -15,6 +16,7 @@ import {
   outboxTraceSql,
   Kind,
   readEventIndex,
+  readFactVersion,
   readRundownEvents,
   type OutboxRelay,
 } from '@rundown/shared';
@@ -162,6 +164,28 @@ describe('transactional outbox', () => {
       [bulk, stream[249]!.id, [Kind.KIND_CELL, Kind.KIND_TEXT_VARIABLE]],
       [other, (await readRundownEvents(redis, other, '0-0'))[0]!.id, [Kind.KIND_TEXT_VARIABLE]],
     ]);
+    await stop(relay);
+  });
+
+  it('moves the fact tokens an appended event may change, in the append: a reader of the event never gets a token from before it', async () => {
+    const relay = await startRelay();
+    const rd = rundownId();
+    const tokens = async () => ({ layout: await readFactVersion(redis, 'layout', rd), order: await readFactVersion(redis, 'order', rd) });
+    const cue = newEvent(rd, 'team_it', { $case: 'cue', value: { change: Change.CHANGE_UPDATED, id: 'cue_1', cue: undefined } });
+    const column = newEvent(rd, 'team_it', { $case: 'column', value: { change: Change.CHANGE_CREATED, id: 'col_1', column: undefined } });
+    const cell = newEvent(rd, 'team_it', { $case: 'cell', value: { change: Change.CHANGE_REMOVED, cue_id: 'cue_1', column_id: 'col_1', cell: undefined } });
+    const appended = async (e: typeof cue) => {
+      const before = await tokens();
+      await db.transaction((tx) => outbox.enqueue(tx, [e]));
+      await relay.drain();
+      const after = await tokens();
+      return { layout: after.layout !== before.layout, order: after.order !== before.order };
+    };
+    expect(await appended(cue)).toEqual({ layout: true, order: true });
+    expect(await appended(column)).toEqual({ layout: true, order: false });
+    expect(await appended(cell)).toEqual({ layout: false, order: false });
+    expect(await appended(event(rd, 'variable'))).toEqual({ layout: false, order: false });
+    expect(await redis.ttl(factVersionKey('order', rd))).toBeGreaterThan(3600);
     await stop(relay);
   });
 

@@ -1,5 +1,6 @@
 import type { RedisClient } from './redis.js';
 import { randomToken } from './ids.js';
+import { Kind } from './outbox/codec.js';
 
 /**
  * Facts of a rundown that another service keeps between requests, valid while a version token in
@@ -12,6 +13,11 @@ import { randomToken } from './ids.js';
  * A keeper stores the facts under the token it read BEFORE asking for them and uses them only while
  * the token is unchanged, so no read that starts after a change's answer is served what it changed.
  *
+ * The outbox relay moves them too, in the same script that appends a change's event to the rundown's
+ * stream (outbox/append-script.ts): whoever reads an event and then asks for a fact is never
+ * answered from facts kept from before that change, even when the event reached it before the
+ * change's answer moved the token (a webhook's `timing.changed` after a cue edit, an SSE `timing`).
+ *
  * A fresh random value, never a counter: RedisClient here keeps nothing on disk, and a counter that
  * restarted could repeat a value a keeper still holds. A lost or expired key is simply a new token.
  */
@@ -20,16 +26,22 @@ export type RundownFact = 'layout' | 'order';
 export const factVersionKey = (fact: RundownFact, rundownId: string): string => `${fact}:v1:{${rundownId}}`;
 
 /** Keys of rundowns nobody reads or changes go away; a read recreates one (a new token: a miss). */
-const TTL_SECONDS = 24 * 3600;
+export const FACT_VERSION_TTL_SECONDS = 24 * 3600;
+
+/** The event kinds whose changes may change each fact (the relay moves the fact's token when it appends one). */
+export const kindsChangingFact: Readonly<Record<RundownFact, readonly Kind[]>> = {
+  layout: [Kind.KIND_RUNDOWN, Kind.KIND_CUE, Kind.KIND_COLUMN],
+  order: [Kind.KIND_RUNDOWN, Kind.KIND_CUE],
+};
 
 /** After a committed change of `facts`: new tokens, so every keeper holding an old one asks again (one round trip). */
 export async function bumpFactVersions(redis: RedisClient, rundownId: string, facts: readonly RundownFact[]): Promise<void> {
   if (facts.length === 1) {
-    await redis.set(factVersionKey(facts[0]!, rundownId), randomToken(), 'EX', TTL_SECONDS);
+    await redis.set(factVersionKey(facts[0]!, rundownId), randomToken(), 'EX', FACT_VERSION_TTL_SECONDS);
     return;
   }
   const pipeline = redis.pipeline();
-  for (const fact of facts) pipeline.set(factVersionKey(fact, rundownId), randomToken(), 'EX', TTL_SECONDS);
+  for (const fact of facts) pipeline.set(factVersionKey(fact, rundownId), randomToken(), 'EX', FACT_VERSION_TTL_SECONDS);
   for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
 }
 
@@ -39,6 +51,6 @@ export async function bumpFactVersions(redis: RedisClient, rundownId: string, fa
  */
 export async function readFactVersion(redis: RedisClient, fact: RundownFact, rundownId: string): Promise<string> {
   const token = randomToken();
-  const previous = await redis.set(factVersionKey(fact, rundownId), token, 'EX', TTL_SECONDS, 'NX', 'GET');
+  const previous = await redis.set(factVersionKey(fact, rundownId), token, 'EX', FACT_VERSION_TTL_SECONDS, 'NX', 'GET');
   return previous ?? token;
 }

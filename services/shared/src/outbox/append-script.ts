@@ -27,10 +27,14 @@ end
  * worst be written twice (followers read streams from their own position: a repeat is a no-op).
  * A run that mixes repeats and new events carries the pending entry's kinds too.
  *
- * KEYS: 1 rundown stream, 2 relayed hash
+ * When new events were appended, the rundown's fact tokens their kinds may change get a new value
+ * (fact-versions.ts), in the same script: no reader sees the event before the token moved.
+ *
+ * KEYS: 1 rundown stream, 2 relayed hash, 3 layout token, 4 order token
  * ARGV: 1 source, 2 max length, 3 max age ms, 4 idle ttl ms (0: none),
  *       5 a group of numbers per event, in order: "<seq> <kind> <length>;" (kind: the Kind enum's number),
- *       6 the encoded events one after another (each <length> bytes)
+ *       6 the encoded events one after another (each <length> bytes),
+ *       7 a new token, 8 the tokens' ttl in seconds, 9 and 10 the kinds (",1,2,") moving layout and order
  * Returns { ids, pending }: per event the new entry id or false when it was a repeat; then the
  * pending index entry "<id> <kinds>" or false (nothing appended now or before).
  *
@@ -93,6 +97,14 @@ if runId then
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[1], ttl)
     redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+  for fact = 3, 4 do
+    for kind in pairs(seen) do
+      if string.find(ARGV[fact + 6], ',' .. kind .. ',', 1, true) then
+        redis.call('SET', KEYS[fact], ARGV[7], 'EX', ARGV[8])
+        break
+      end
+    end
   end
 elseif not repeats then
   pending = false

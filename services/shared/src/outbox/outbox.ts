@@ -10,6 +10,8 @@ import { appendBatchScript, indexScript } from './append-script.js';
 import { encodedEventKind, encodeEvent, type Event, type Kind } from './codec.js';
 import { eventKeys } from './keys.js';
 import { WrittenEvents, type HeldEvents } from './written-events.js';
+import { FACT_VERSION_TTL_SECONDS, factVersionKey, kindsChangingFact } from '../fact-versions.js';
+import { randomToken } from '../ids.js';
 
 /** One SQL statement (or a part of one) and its parameters. */
 export interface SqlStatement {
@@ -108,7 +110,7 @@ function linksOf(rows: { trace: string | null }[]): Link[] {
 
 /** The scripts, as ioredis defines them on the connection (and its pipelines). */
 interface AppendCommands {
-  outboxAppend(stream: string, relayed: string, ...args: (string | Buffer | number)[]): unknown;
+  outboxAppend(stream: string, relayed: string, layout: string, order: string, ...args: (string | Buffer | number)[]): unknown;
   outboxIndex(index: string, ...args: (string | number)[]): unknown;
 }
 
@@ -136,8 +138,14 @@ function runsOf(rows: OutboxRow[]): OutboxRow[][] {
 function appendArgs(run: OutboxRow[], source: string, retention: RetentionOptions): (string | Buffer | number)[] {
   let meta = '';
   for (const row of run) meta += `${row.seq} ${row.kind} ${row.event.length};`;
-  return [source, retention.maxLength, retention.maxAgeMs, retention.idleTtlMs, meta, Buffer.concat(run.map((row) => row.event))];
+  return [source, retention.maxLength, retention.maxAgeMs, retention.idleTtlMs, meta, Buffer.concat(run.map((row) => row.event)), randomToken(), FACT_VERSION_TTL_SECONDS, MOVING_LAYOUT, MOVING_ORDER];
 }
+
+/** The append script's keys for a rundown: its stream, relayed hash and fact tokens (one slot). */
+const appendKeys = (rundownId: string): [string, string, string, string] => [eventKeys.rundown(rundownId), eventKeys.relayed(rundownId), factVersionKey('layout', rundownId), factVersionKey('order', rundownId)];
+const kindList = (kinds: readonly number[]) => `,${kinds.join(',')},`;
+const MOVING_LAYOUT = kindList(kindsChangingFact.layout);
+const MOVING_ORDER = kindList(kindsChangingFact.order);
 
 /**
  * Events per script call: one call appends many (its fixed cost shared), yet stays short, since
@@ -276,7 +284,7 @@ export class Outbox {
     const source = this.source;
     const replication = options.replication ?? { replicas: 0, timeoutMs: 500 };
     if (!('outboxAppend' in redis)) {
-      redis.defineCommand('outboxAppend', { numberOfKeys: 2, lua: appendBatchScript });
+      redis.defineCommand('outboxAppend', { numberOfKeys: 4, lua: appendBatchScript });
       redis.defineCommand('outboxIndex', { numberOfKeys: 1, lua: indexScript });
     }
     /**
@@ -290,7 +298,7 @@ export class Outbox {
       const replies = await Promise.all(
         runs.map((run) =>
           onReplicas(redis, eventKeys.rundown(run[0]!.rundown_id), replication, (p) =>
-            (p as unknown as AppendCommands).outboxAppend(eventKeys.rundown(run[0]!.rundown_id), eventKeys.relayed(run[0]!.rundown_id), ...appendArgs(run, source, retention)),
+            (p as unknown as AppendCommands).outboxAppend(...appendKeys(run[0]!.rundown_id), ...appendArgs(run, source, retention)),
           ),
         ),
       );
