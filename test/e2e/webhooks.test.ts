@@ -107,7 +107,9 @@ describe('webhooks', () => {
     expect(byType.get('cell.updated')).toMatchObject({ change: 'updated', cue_id: cues[0]!.id, column_id: columns[0]!.id, cell: { content: 'Hello' } });
     expect(byType.get('cue.created')).toMatchObject({ change: 'created', id: cue.id });
     expect(byType.get('status.changed')).toMatchObject({ state: 'running', phase: 'running', active_cue: { id: cues[0]!.id } });
-    expect(byType.get('timing.changed')).toMatchObject({ cues: expect.arrayContaining([expect.objectContaining({ id: cues[0]!.id, state: 'active' })]) });
+    // The plan edits before the start made timings too; the start's has the first cue active.
+    const timings = receiver.at(path).map((r) => verify(hook.secret, r)).filter((b) => b.type === 'timing.changed');
+    expect(timings.map((t) => t.data)).toContainEqual(expect.objectContaining({ cues: expect.arrayContaining([expect.objectContaining({ id: cues[0]!.id, state: 'active' })]) }));
     expect(byType.get('text_variable.created')).toMatchObject({ id: 'guest', text_variable: { key: 'guest', value: 'Ben' } });
     // Within a rundown, event_id orders the events (status after the output message it followed).
     const ids = receiver.at(path).map((r) => verify(hook.secret, r)).filter((b) => b.type !== 'webhook.test');
@@ -233,6 +235,30 @@ describe('webhooks', () => {
     ]);
     expect(got[0]!.data.id).toBe(inR1.id);
     expect(receiver.at(cellsOnly).map((r) => verify(b.secret, r).type)).toEqual(['cell.updated']);
+  });
+
+  it('sends timing.changed after each plan edit, computed from that edit, and none when an edit leaves the timing as it was', async () => {
+    const rd = await createRundown(owner, { title: 'Timed', cues: [{ title: 'A', duration_ms: 60_000 }, { title: 'B', duration_ms: 30_000 }] });
+    const path = `/timing-${Date.now()}`;
+    const hook = await createWebhook({ url: receiver.url(path), events: ['timing', 'rundown'], rundown_id: rd.id });
+    const [a, b] = ok(await v1('GET', `/rundowns/${rd.id}/cues`, { token: owner })).items as { id: string }[];
+    const received = () => receiver.at(path).map((r) => verify(hook.secret, r));
+    const timings = () => received().filter((t) => t.type === 'timing.changed');
+    const planned = (t: { data: any }) => (t.data.cues as { id: string; planned_duration_ms: number }[]).map((c) => [c.id, c.planned_duration_ms]);
+    // The runner holds the order from a read before each edit: the timing must not be computed from it.
+    for (const duration of [45_000, 20_000, 90_000]) {
+      ok(await v1('GET', `/rundowns/${rd.id}/timing`, { token: owner }));
+      ok(await v1('PATCH', `/rundowns/${rd.id}/cues/${a!.id}`, { token: owner, body: { duration_ms: duration } }));
+      await receiver.until(() => timings().some((t) => planned(t)[0]![1] === duration), 10_000, `the timing with cue A at ${duration} ms`);
+    }
+    expect(timings().map(planned)).toEqual([45_000, 20_000, 90_000].map((d) => [[a!.id, d], [b!.id, 30_000]]));
+    for (const t of timings()) expect(t.data).toMatchObject({ rundown_id: rd.id, event_id: expect.stringMatching(/^\d+-\d+$/), server_time: expect.any(Number), revision: expect.any(Number) });
+
+    // A rundown edit that leaves the timing as it was: its event, and no timing.
+    ok(await v1('PATCH', `/rundowns/${rd.id}`, { token: owner, body: { title: 'Timed, renamed' } }));
+    await receiver.until(() => received().some((t) => t.type === 'rundown.updated'), 10_000, 'rundown.updated');
+    await sleep(500);
+    expect(timings()).toHaveLength(3);
   });
 
   it('validates unknown event names and a non-https URL, and keeps to the team scope and the OWNER role', async () => {

@@ -4,6 +4,12 @@ import { cueTimingStateNames } from './proto-enums.js';
 const orNull = (v: number | undefined): number | null => v ?? null;
 
 /**
+ * The events (§7 names) after which a rundown's timing may differ: a runner change (or deadline), an
+ * edit of its cues or of its record. The SSE `timing` frame and the `timing.changed` webhook follow them.
+ */
+export const RETIMING_EVENTS: ReadonlySet<string> = new Set(['status', 'cue', 'rundown']);
+
+/**
  * The timing object of the runner's `Timing` as clients get it: `GET /v1/rundowns/:id/timing`, the SSE
  * `timing` frame's data (docs/api-decisions.md#timing) and the `timing.changed` webhook's.
  */

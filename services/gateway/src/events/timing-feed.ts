@@ -1,12 +1,9 @@
-import type { CallerContext, Logger } from '@rundown/shared';
+import { RETIMING_EVENTS, type CallerContext, type Logger } from '@rundown/shared';
 import type { Clients } from '../edge/clients.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
 import { jsonFrame } from './frames.js';
 import type { LiveStream } from './live-stream.js';
 import { timingJson } from '../http/wire.js';
-
-/** Events after which a rundown's timing may differ: a runner change (or deadline), an edit of its cues or its record. */
-const RETIMING = new Set(['status', 'cue', 'rundown']);
 
 interface Topic {
   rundownId: string;
@@ -97,7 +94,7 @@ export class TimingFeed {
 
   /** An event of a rundown reached this process (the hub calls this for every event it dispatches). */
   heard(rundownId: string, eventName: string): void {
-    if (RETIMING.has(eventName)) this.refresh(rundownId);
+    if (RETIMING_EVENTS.has(eventName)) this.refresh(rundownId);
   }
 
   /** Recomputes a rundown's timing soon (coalesced, spaced by the interval) and sends it where it changed. */

@@ -1,7 +1,8 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
-import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, type Db, type Logger, type RedisClient, type StreamedEvent, type Transact } from '@rundown/shared';
+import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, RETIMING_EVENTS, type Db, type Logger, type RedisClient, type StreamedEvent, type Transact } from '@rundown/shared';
 import type { AttemptScheduler } from '../domain/webhooks.js';
 import { deliveryBody, outgoing, subscribes, type Outgoing } from '../domain/events.js';
+import { sameTiming, timingDigest, type TimingObject } from '../domain/timing.js';
 import type { Claimed, DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
 import type { EndpointsRepository, Receiver } from '../repositories/endpoints.js';
 
@@ -20,10 +21,13 @@ const PAGE = 500;
 const FIRST_SIGHT_MARGIN_MS = 5_000;
 
 type Entries = [string, string[]][];
+
+/** When an event occurred (its stream id's clock for events written before they carried it). */
+const occurredAt = (streamed: StreamedEvent): Date => streamed.event.occurred_at ?? new Date(Number(streamed.id.split('-')[0]));
 type RawEntries = [Buffer, Buffer[]][];
 
 /** The timing object of a rundown now (for `timing.changed`). */
-export type TimingSource = (rundownId: string, teamId: string) => Promise<Record<string, unknown>>;
+export type TimingSource = (rundownId: string, teamId: string) => Promise<TimingObject>;
 
 const tracer = trace.getTracer('@rundown/webhooks/fan-out');
 /** At most this many links from one fan-out span to the writes of its events. */
@@ -164,24 +168,38 @@ export class FanOut {
         const outcome = await this.transact(async (tx) => {
           await this.deliveries.lockRundown(tx, rundownId);
           const stored = await this.deliveries.position(tx, rundownId);
+          const traceparent = carrier.traceparent ?? null;
           const made: NewDelivery[] = [];
-          let start = stored ? `(${stored}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
+          let start = stored ? `(${stored.event_id}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
           let last: string | undefined;
+          let retimed: StreamedEvent | undefined;
           for (;;) {
             const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
             if (raw.length === 0) break;
             const events = raw.map(decodeStreamEntry);
             last = events[events.length - 1]!.id;
             start = `(${last}`;
-            for (const streamed of events) made.push(...(await this.deliveriesOf(streamed, rundownId, receivers, carrier.traceparent ?? null)));
+            for (const streamed of events) {
+              const base = outgoing(streamed.event);
+              if (base) made.push(...this.deliveriesOf(streamed, rundownId, receivers, [base], traceparent));
+              if (base && RETIMING_EVENTS.has(base.name)) retimed = streamed;
+            }
             linkWrites(span, events);
             if (raw.length < PAGE) break;
           }
           if (last === undefined) return { inserted: [], inline: false, made, receivers };
+          let timingDigest = stored?.timing_digest ?? null;
+          if (retimed) {
+            const timing = await this.timingAfter(retimed, rundownId, receivers, timingDigest);
+            if (timing) {
+              timingDigest = timing.digest;
+              made.push(...this.deliveriesOf(retimed, rundownId, receivers, [timing.outgoing], traceparent));
+            }
+          }
           // The first attempts are claimed with the insert and made here at once, unless this replica has enough waiting already.
           const inline = this.first.hasRoom(made.length);
           const inserted = await this.deliveries.insert(tx, made, inline ? this.first.leaseMs : undefined);
-          await this.deliveries.setPosition(tx, rundownId, last);
+          await this.deliveries.setPosition(tx, rundownId, { event_id: last, timing_digest: timingDigest });
           return { inserted, inline, made, receivers };
         });
         span.setAttribute('webhooks.deliveries', outcome.inserted.length);
@@ -222,25 +240,35 @@ export class FanOut {
     return teamId;
   }
 
-  private async deliveriesOf(
-    streamed: StreamedEvent,
+  /**
+   * The `timing.changed` after the last retiming event of a fan-out (the timing now: the events of
+   * one read make one, as SSE folds them into one frame), unless no endpoint that existed then wants
+   * it, the rundown is gone, or the timing is what was last sent for the rundown (domain/timing.ts). The order it is computed from is current: the relay moved the order's token with the
+   * event (services/shared/src/fact-versions.ts), so the runner asks again.
+   */
+  private async timingAfter(
+    retimed: StreamedEvent,
     rundownId: string,
     receivers: readonly Receiver[],
-    traceparent: string | null,
-  ): Promise<NewDelivery[]> {
-    const made: Outgoing[] = [];
-    const base = outgoing(streamed.event);
-    if (base) made.push(base);
-    const at = streamed.event.occurred_at ?? new Date(Number(streamed.id.split('-')[0]));
+    sentDigest: string | null,
+  ): Promise<{ outgoing: Outgoing; digest: string } | undefined> {
+    const at = occurredAt(retimed);
+    if (!this.timing || !receivers.some((r) => r.created_at.getTime() <= at.getTime() && subscribes(r, 'timing', rundownId))) return undefined;
+    // A rundown removed since has no timing to send.
+    const timing = await this.timing(rundownId, retimed.event.team_id).catch((err: unknown) => {
+      if (isAppError(err) && err.status === 404) return undefined;
+      throw err;
+    });
+    if (!timing) return undefined;
+    const digest = timingDigest(timing);
+    if (sameTiming(sentDigest, digest)) return undefined;
+    return { outgoing: { name: 'timing', type: 'timing.changed', data: timing }, digest };
+  }
+
+  /** The deliveries of what an event makes, one per endpoint that subscribes and existed when it occurred. */
+  private deliveriesOf(streamed: StreamedEvent, rundownId: string, receivers: readonly Receiver[], made: readonly Outgoing[], traceparent: string | null): NewDelivery[] {
+    const at = occurredAt(streamed);
     const eligible = receivers.filter((r) => r.created_at.getTime() <= at.getTime());
-    if (base?.name === 'status' && this.timing && eligible.some((r) => subscribes(r, 'timing', rundownId))) {
-      // A rundown removed since has no timing to send: the status goes alone.
-      const timing = await this.timing(rundownId, streamed.event.team_id).catch((err: unknown) => {
-        if (isAppError(err) && err.status === 404) return undefined;
-        throw err;
-      });
-      if (timing) made.push({ name: 'timing', type: 'timing.changed', data: timing });
-    }
     const rows: NewDelivery[] = [];
     for (const out of made) {
       const body = deliveryBody(out.type, at, rundownId, streamed.id, out.data);

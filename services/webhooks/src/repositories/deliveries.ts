@@ -67,6 +67,11 @@ export interface Outcome {
 const COLUMNS = `id, endpoint_id, event_id, type, state, attempts, last_status, last_error, last_response_ms, next_attempt_at, created_at, delivered_at,
   (extract(epoch FROM created_at) * 1000000)::bigint::text AS position`;
 
+export interface FanOutPosition {
+  event_id: string;
+  timing_digest: string | null;
+}
+
 /** Deliveries, their attempts and the fan-out's positions (schema `webhooks`). */
 export class DeliveriesRepository {
   /** Serializes the fan-out of one rundown (across replicas) for the transaction. */
@@ -74,16 +79,17 @@ export class DeliveriesRepository {
     await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks-fanout:' || $1))`, [rundownId]);
   }
 
-  async position(db: Db, rundownId: string): Promise<string | undefined> {
-    const [row] = (await db.query('SELECT event_id FROM webhooks.positions WHERE rundown_id = $1', [rundownId])) as { event_id: string }[];
-    return row?.event_id;
+  /** Where the fan-out of a rundown stands: the last event it made deliveries of, and the digest of the last timing it sent. */
+  async position(db: Db, rundownId: string): Promise<FanOutPosition | undefined> {
+    const [row] = (await db.query('SELECT event_id, timing_digest FROM webhooks.positions WHERE rundown_id = $1', [rundownId])) as FanOutPosition[];
+    return row;
   }
 
-  async setPosition(db: Db, rundownId: string, eventId: string): Promise<void> {
+  async setPosition(db: Db, rundownId: string, position: FanOutPosition): Promise<void> {
     await db.query(
-      `INSERT INTO webhooks.positions (rundown_id, event_id) VALUES ($1, $2)
-       ON CONFLICT (rundown_id) DO UPDATE SET event_id = EXCLUDED.event_id, updated_at = clock_timestamp()`,
-      [rundownId, eventId],
+      `INSERT INTO webhooks.positions (rundown_id, event_id, timing_digest) VALUES ($1, $2, $3)
+       ON CONFLICT (rundown_id) DO UPDATE SET event_id = EXCLUDED.event_id, timing_digest = EXCLUDED.timing_digest, updated_at = clock_timestamp()`,
+      [rundownId, position.event_id, position.timing_digest],
     );
   }
 
