@@ -186,23 +186,4 @@ describe('mentions', () => {
   });
 });
 
-describe('the 100-mention cap', () => {
-  it('reaches 100 exactly and refuses the 101st on create and in bulk (mentions.too_many)', async () => {
-    const rundown = await newRundown();
-    const filled = await bulk(rundown, Array.from({ length: 99 }, (_, i) => ({ name: `m${i}` })));
-    expect(filled.status, filled.text).toBe(200);
-    const hundredth = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'm99' } });
-    expect(hundredth.status).toBe(201);
-    const over = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'm100' } });
-    expectProblem(over, 422, 'mentions.too_many');
-    expect(over.body.details).toEqual({ rundown_id: rundown, max: 100 });
-    // A full rundown still takes updates, but not a batch that would add one.
-    const existing = filled.body.data.items[0];
-    const mixed = await bulk(rundown, [{ id: existing.id, name: 'renamed' }, { name: 'm100' }]);
-    expectProblem(mixed, 422, 'mentions.too_many');
-    expect(mixed.body.details).toEqual({ rundown_id: rundown, max: 100 });
-    const update = await bulk(rundown, [{ id: existing.id, name: 'renamed' }]);
-    expect(update.status).toBe(200);
-    expect(await list(rundown)).toHaveLength(100);
-  });
-});
+// The 100-mention cap: test/medium/caps.test.ts.

@@ -144,31 +144,4 @@ describe('text variables', () => {
   });
 });
 
-describe('the 100-variable cap', () => {
-  const items = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ key: `v${from + i}`, value: 'x' }));
-
-  it('reaches 100 exactly and refuses more on create and in bulk (text_variables.too_many with attempted)', async () => {
-    const rundown = await newRundown();
-    expect((await bulk(rundown, { items: items(0, 99) })).status).toBe(200);
-    const hundredth = await v1('POST', `/rundowns/${rundown}/text-variables`, { token: editor, body: { key: 'v99', value: 'x' } });
-    expect(hundredth.status).toBe(201);
-    const over = await v1('POST', `/rundowns/${rundown}/text-variables`, { token: editor, body: { key: 'v100', value: 'x' } });
-    expectProblem(over, 422, 'text_variables.too_many');
-    expect(over.body.details).toEqual({ attempted: 101 });
-    const merged = await bulk(rundown, { items: [{ key: 'v0', value: 'changed' }, ...items(100, 103)] });
-    expectProblem(merged, 422, 'text_variables.too_many');
-    expect(merged.body.details).toEqual({ attempted: 103 });
-    // Updating existing keys of a full rundown is fine.
-    expect((await bulk(rundown, { items: [{ key: 'v0', value: 'changed' }] })).status).toBe(200);
-    // Replace counts only the new set: 100 passes, 101 does not.
-    const replaced = await bulk(rundown, { mode: 'replace', items: items(200, 300) });
-    expect(replaced.status, replaced.text).toBe(200);
-    const tooBig = await bulk(rundown, { mode: 'replace', items: items(0, 101) });
-    expectProblem(tooBig, 422, 'text_variables.too_many');
-    expect(tooBig.body.details).toEqual({ attempted: 101 });
-    const stored = await all(rundown);
-    expect(Object.keys(stored)).toHaveLength(100);
-    expect(stored.v200).toBe('x');
-    expect(stored.v0).toBeUndefined();
-  });
-});
+// The 100-variable cap: test/medium/caps.test.ts.
