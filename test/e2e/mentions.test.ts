@@ -66,18 +66,7 @@ describe('mentions', () => {
     expect(Date.parse(renamed.body.data.updated_at)).toBeGreaterThan(Date.parse(anna.updated_at));
   });
 
-  it('refuses a name already in the rundown (mentions.name_conflict) on create, PATCH and bulk', async () => {
-    const create = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'Ben' } });
-    expectProblem(create, 422, 'mentions.name_conflict');
-    expect(create.body.details).toEqual({ rundown_id: rundown, name: 'Ben' });
-    const patch = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { name: 'Ben' } });
-    expectProblem(patch, 422, 'mentions.name_conflict');
-    expect(patch.body.details).toEqual({ rundown_id: rundown, name: 'Ben' });
-    const inBatch = await bulk(rundown, [{ name: 'Cleo' }, { name: 'Cleo' }]);
-    expectProblem(inBatch, 422, 'mentions.name_conflict');
-    expect(inBatch.body.details).toEqual({ rundown_id: rundown, name: 'Cleo' });
-    expect((await list(rundown)).map((m) => m.name)).toEqual(['Anne', 'Ben']);
-  });
+  // Name conflicts on create, update and in a batch, and a batch repeating an id: test/medium/content-rules.test.ts.
 
   it('refuses invalid bodies with mentions.invalid_payload and issues', async () => {
     const cases: [Record<string, unknown>, (string | number)[]][] = [
@@ -141,25 +130,6 @@ describe('mentions', () => {
     ]);
     expect(res.body.data.items[0].id).toBe(first.id);
     expect((await list(rundown)).map((m) => m.name)).toEqual(['Ben', 'Anne', 'Cleo']);
-  });
-
-  it('refuses a batch that repeats an id (mentions.duplicate_id with every index)', async () => {
-    const [first, second] = await list(rundown);
-    const res = await bulk(rundown, [
-      { id: first.id, name: 'a' },
-      { id: second.id, name: 'b' },
-      { name: 'c' },
-      { id: first.id, name: 'd' },
-      { id: second.id, name: 'e' },
-      { id: first.id, name: 'f' },
-    ]);
-    expectProblem(res, 422, 'mentions.duplicate_id');
-    expect(res.body.details).toEqual({
-      duplicates: [
-        { id: first.id, indexes: [0, 3, 5] },
-        { id: second.id, indexes: [1, 4] },
-      ],
-    });
   });
 
   it('refuses more than 500 bulk items (bulk.too_many_items)', async () => {

@@ -47,11 +47,7 @@ describe('text variables', () => {
     expect(await all(rundown)).toEqual({ host_name: 'Ben', Empty_1: '' });
   });
 
-  it('refuses to create an existing key, pointing to PATCH (text_variables.key_exists)', async () => {
-    const res = await v1('POST', `/rundowns/${rundown}/text-variables`, { token: editor, body: { key: 'host_name', value: 'x' } });
-    expectProblem(res, 422, 'text_variables.key_exists');
-    expect(res.body.detail).toMatch(/PATCH/);
-  });
+  // An existing key refused on create (key_exists), a batch repeating a key (duplicate_key): test/medium/content-rules.test.ts.
 
   it('answers text_variables.not_found with key and rundown_id', async () => {
     for (const [method, body] of [['GET'], ['PATCH', { value: 'x' }], ['DELETE']] as const) {
@@ -108,10 +104,7 @@ describe('text variables', () => {
     await bulk(rundown, { mode: 'merge', items: [{ key: 'show', value: 'News' }] });
   });
 
-  it('refuses a batch that repeats a key (text_variables.duplicate_key) and bad items, writing nothing', async () => {
-    const res = await bulk(rundown, { items: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'a', value: '3' }, { key: 'b', value: '4' }] });
-    expectProblem(res, 422, 'text_variables.duplicate_key');
-    expect(res.body.details).toEqual({ duplicates: ['a', 'b'] });
+  it('refuses a batch with a bad item or mode (text_variables.invalid_payload), writing nothing', async () => {
     const badItem = await bulk(rundown, { items: [{ key: 'fine', value: '1' }, { key: 'not fine', value: '2' }] });
     expectProblem(badItem, 400, 'text_variables.invalid_payload');
     expect(badItem.body.details.issues[0].path).toEqual(['items', 1, 'key']);
