@@ -132,61 +132,8 @@ describe('write errors', () => {
     expectProblem(await bulk(r.id, [{ cue_id, column_id, content: 'ok' }, { cue_id, column_id: r.columns[1] }]), 400, 'cells.invalid_payload');
   });
 
-  it('cells.invalid_cue_type on a heading or group, with cue_id and cue_type', async () => {
-    const heading = r.cues.find((c) => c.type === 'heading')!;
-    const group = r.cues.find((c) => c.type === 'group')!;
-    const res = await patch(r.id, { cue_id: heading.id, column_id: r.columns[0], content: 'x' });
-    expectProblem(res, 422, 'cells.invalid_cue_type');
-    expect(res.body.details).toEqual({ cue_id: heading.id, cue_type: 'heading' });
-    const g = await bulk(r.id, [{ cue_id: r.cues[0]!.id, column_id: r.columns[0], content: 'fine' }, { cue_id: group.id, column_id: r.columns[0], content: 'x' }]);
-    expectProblem(g, 422, 'cells.invalid_cue_type');
-    expect(g.body.details).toEqual({ cue_id: group.id, cue_type: 'group' });
-  });
-
-  it('cells.unsupported_column_type for select, image and attachment columns, with supported', async () => {
-    for (const type of ['select', 'image', 'attachment']) {
-      const column = await admin('POST', `/rundowns/${r.id}/columns`, { name: `c-${type}`, type, private: false });
-      expect(column.status, column.text).toBe(201);
-      const res = await patch(r.id, { cue_id: r.cues[0]!.id, column_id: column.body.data.id, content: 'x' });
-      expectProblem(res, 422, 'cells.unsupported_column_type');
-      expect(res.body.details).toEqual({ column_id: column.body.data.id, column_type: type, supported: ['text'] });
-      // Reads of such a column are fine (empty).
-      const cell = await read(r.id, { cue_id: r.cues[0]!.id, column_id: column.body.data.id });
-      expect(cell.status).toBe(200);
-    }
-  });
-
-  it('cells.prevent_edits (409) on a locked cue, for PATCH and for the whole batch', async () => {
-    const locked = r.cues[1]!.id;
-    expect((await admin('PATCH', `/rundowns/${r.id}/cues/${locked}`, { prevent_edits: true })).status).toBe(200);
-    const res = await patch(r.id, { cue_id: locked, column_id: r.columns[0], content: 'x' });
-    expectProblem(res, 409, 'cells.prevent_edits');
-    expect(res.body.details).toEqual({ cue_id: locked });
-    const before = await read(r.id, { cue_id: r.cues[2]!.id, column_id: r.columns[2]! });
-    const b = await bulk(r.id, [{ cue_id: r.cues[2]!.id, column_id: r.columns[2], content: 'not written' }, { cue_id: locked, column_id: r.columns[0], content: 'x' }]);
-    expectProblem(b, 409, 'cells.prevent_edits');
-    expect((await read(r.id, { cue_id: r.cues[2]!.id, column_id: r.columns[2]! })).body.data).toEqual(before.body.data);
-    expect((await admin('PATCH', `/rundowns/${r.id}/cues/${locked}`, { prevent_edits: false })).status).toBe(200);
-    expect((await patch(r.id, { cue_id: locked, column_id: r.columns[0], content: 'x' })).status).toBe(200);
-  });
-
-  it('cells.duplicate_coordinate names each repeated coordinate with its indexes; nothing is written', async () => {
-    const a = { cue_id: r.cues[2]!.id, column_id: r.columns[0] };
-    const b = { cue_id: r.cues[2]!.id, column_id: r.columns[1] };
-    const res = await bulk(r.id, [
-      { ...a, content: '1' },
-      { ...b, content: '2' },
-      { ...a, content: '3' },
-      { ...b, content_html: '<b>4</b>' },
-      { ...a, content: '5' },
-    ]);
-    expectProblem(res, 422, 'cells.duplicate_coordinate');
-    expect(res.body.details.duplicates).toEqual([
-      { ...a, indexes: [0, 2, 4] },
-      { ...b, indexes: [1, 3] },
-    ]);
-    expect((await read(r.id, { cue_id: a.cue_id, column_id: a.column_id! })).body.data.content).toBe('');
-  });
+  // The domain's refusals (cue type, column type, prevent_edits, duplicate coordinates, all-or-nothing) and a
+  // full 500-cell batch: test/medium/cells.test.ts.
 
   it('bulk.too_many_items over 500 items', async () => {
     const items = Array.from({ length: 501 }, (_, i) => ({ cue_id: `cue_${i}`, column_id: r.columns[0], content: 'x' }));
@@ -195,37 +142,6 @@ describe('write errors', () => {
     expect(res.body.details).toMatchObject({ limit: 500, received: 501, resource: 'cells' });
   });
 
-  it('writes a full batch of 500 rich-text cells, twice (insert, then replace)', async () => {
-    const big = await createRundown(owner, {
-      title: 'Full batch',
-      columns: Array.from({ length: 10 }, (_, i) => ({ name: `c${i}` })),
-      cues: Array.from({ length: 50 }, (_, i) => ({ type: 'cue', title: `q${i}` })),
-    });
-    const cues = (await v1('GET', `/rundowns/${big.id}/cues`, { token: owner })).body.data.items as { id: string }[];
-    for (const round of [1, 2]) {
-      const items = cues.flatMap((c, i) =>
-        (big.column_order as string[]).map((column_id, j) => ({
-          cue_id: c.id,
-          column_id,
-          content_html: `<p><strong>${round}:${i}:${j}</strong> <span style="color:#d33">x</span> <rs-mention data-id="m${j}">N</rs-mention><script>alert(1)</script></p><ul><li>a</li></ul>`,
-        })),
-      );
-      const res = await bulk(big.id, items);
-      expect(res.status, res.text).toBe(200);
-      expect(res.body.data.items).toHaveLength(500);
-      expect(res.body.data.items[0].content_html).toBe(`<p><strong>${round}:0:0</strong> <span style="color:#d33">x</span> <rs-mention data-id="m0">N</rs-mention></p><ul><li>a</li></ul>`);
-    }
-  });
-
-  it('a refused item refuses the whole batch (all-or-nothing), a good batch writes every item in order', async () => {
-    const good = r.columns.map((column_id, i) => ({ cue_id: r.cues[0]!.id, column_id, content: `v${i}` }));
-    const refused = await bulk(r.id, [...good, { cue_id: 'cue_missing', column_id: r.columns[0], content: 'x' }]);
-    expectProblem(refused, 404, 'cues.not_found');
-    for (const g of good) expect((await read(r.id, { cue_id: g.cue_id, column_id: g.column_id! })).body.data.content).not.toBe(g.content);
-    const ok = await bulk(r.id, good);
-    expect(ok.status, ok.text).toBe(200);
-    expect(ok.body.data.items.map((c: { content: string }) => c.content)).toEqual(['v0', 'v1', 'v2']);
-  });
 });
 
 describe('scopes and pagination', () => {

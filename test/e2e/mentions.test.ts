@@ -66,18 +66,7 @@ describe('mentions', () => {
     expect(Date.parse(renamed.body.data.updated_at)).toBeGreaterThan(Date.parse(anna.updated_at));
   });
 
-  it('refuses a name already in the rundown (mentions.name_conflict) on create, PATCH and bulk', async () => {
-    const create = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'Ben' } });
-    expectProblem(create, 422, 'mentions.name_conflict');
-    expect(create.body.details).toEqual({ rundown_id: rundown, name: 'Ben' });
-    const patch = await v1('PATCH', `/rundowns/${rundown}/mentions/${anna.id}`, { token: editor, body: { name: 'Ben' } });
-    expectProblem(patch, 422, 'mentions.name_conflict');
-    expect(patch.body.details).toEqual({ rundown_id: rundown, name: 'Ben' });
-    const inBatch = await bulk(rundown, [{ name: 'Cleo' }, { name: 'Cleo' }]);
-    expectProblem(inBatch, 422, 'mentions.name_conflict');
-    expect(inBatch.body.details).toEqual({ rundown_id: rundown, name: 'Cleo' });
-    expect((await list(rundown)).map((m) => m.name)).toEqual(['Anne', 'Ben']);
-  });
+  // Name conflicts on create, update and in a batch, and a batch repeating an id: test/medium/content-rules.test.ts.
 
   it('refuses invalid bodies with mentions.invalid_payload and issues', async () => {
     const cases: [Record<string, unknown>, (string | number)[]][] = [
@@ -143,25 +132,6 @@ describe('mentions', () => {
     expect((await list(rundown)).map((m) => m.name)).toEqual(['Ben', 'Anne', 'Cleo']);
   });
 
-  it('refuses a batch that repeats an id (mentions.duplicate_id with every index)', async () => {
-    const [first, second] = await list(rundown);
-    const res = await bulk(rundown, [
-      { id: first.id, name: 'a' },
-      { id: second.id, name: 'b' },
-      { name: 'c' },
-      { id: first.id, name: 'd' },
-      { id: second.id, name: 'e' },
-      { id: first.id, name: 'f' },
-    ]);
-    expectProblem(res, 422, 'mentions.duplicate_id');
-    expect(res.body.details).toEqual({
-      duplicates: [
-        { id: first.id, indexes: [0, 3, 5] },
-        { id: second.id, indexes: [1, 4] },
-      ],
-    });
-  });
-
   it('refuses more than 500 bulk items (bulk.too_many_items)', async () => {
     const res = await bulk(rundown, Array.from({ length: 501 }, (_, i) => ({ name: `m${i}` })));
     expectProblem(res, 422, 'bulk.too_many_items');
@@ -186,23 +156,4 @@ describe('mentions', () => {
   });
 });
 
-describe('the 100-mention cap', () => {
-  it('reaches 100 exactly and refuses the 101st on create and in bulk (mentions.too_many)', async () => {
-    const rundown = await newRundown();
-    const filled = await bulk(rundown, Array.from({ length: 99 }, (_, i) => ({ name: `m${i}` })));
-    expect(filled.status, filled.text).toBe(200);
-    const hundredth = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'm99' } });
-    expect(hundredth.status).toBe(201);
-    const over = await v1('POST', `/rundowns/${rundown}/mentions`, { token: editor, body: { name: 'm100' } });
-    expectProblem(over, 422, 'mentions.too_many');
-    expect(over.body.details).toEqual({ rundown_id: rundown, max: 100 });
-    // A full rundown still takes updates, but not a batch that would add one.
-    const existing = filled.body.data.items[0];
-    const mixed = await bulk(rundown, [{ id: existing.id, name: 'renamed' }, { name: 'm100' }]);
-    expectProblem(mixed, 422, 'mentions.too_many');
-    expect(mixed.body.details).toEqual({ rundown_id: rundown, max: 100 });
-    const update = await bulk(rundown, [{ id: existing.id, name: 'renamed' }]);
-    expect(update.status).toBe(200);
-    expect(await list(rundown)).toHaveLength(100);
-  });
-});
+// The 100-mention cap: test/medium/caps.test.ts.

@@ -4,7 +4,8 @@ import { expectProblem } from '../support/problems.js';
 import { query } from '../support/db.js';
 
 // The show runner over real HTTP: every row and error of docs/api-decisions.md#runner, the status and countdown
-// shapes, the timer arithmetic across pause/resume/adjust, and concurrent presses.
+// shapes, the timer arithmetic across pause/resume/adjust. The rules that need no HTTP (refusals before
+// the show, concurrent presses) are the runner's medium tier's: test/medium/runner.test.ts.
 
 let team: TestTeam;
 let owner: string;
@@ -86,22 +87,7 @@ describe('status and countdown before the show', () => {
     expect(countdown.body.data).toEqual({ state: 'stopped', server_time: expect.any(Number), active_cue: null });
   });
 
-  it('refuses pause, adjust-duration, next, previous and end while stopped (runner.not_running)', async () => {
-    const show = await newShow();
-    expectProblem(await act(show, 'pause'), 409, 'runner.not_running');
-    expectProblem(await act(show, 'adjust-duration', { delta_ms: 1000 }), 409, 'runner.not_running');
-    expectProblem(await act(show, 'next'), 409, 'runner.not_running');
-    expectProblem(await act(show, 'previous'), 409, 'runner.not_running');
-    expectProblem(await act(show, 'end'), 409, 'runner.not_running');
-    expect((await statusOf(show)).revision).toBe(0);
-  });
-
-  it('answers runner.no_playable_cue to start a rundown with no cue of type cue', async () => {
-    const rundown = await createRundown(owner, { title: 'Only headings', cues: [{ type: 'heading', title: 'x' }, { title: 'skipped', skip: true }] });
-    const show = { id: rundown.id, cue: {} };
-    expectProblem(await act(show, 'start'), 409, 'runner.no_playable_cue');
-    expect((await statusOf(show)).next_cue).toBeNull();
-  });
+  // Refusals before the show (runner.not_running, runner.no_playable_cue): test/medium/runner.test.ts.
 });
 
 describe('actions (docs/api-decisions.md#runner)', () => {
@@ -349,40 +335,7 @@ describe('access', () => {
   });
 });
 
-describe('concurrency', () => {
-  async function longShow(cues: number): Promise<{ id: string; ids: string[] }> {
-    const rundown = await createRundown(owner, { title: 'Long', cues: Array.from({ length: cues }, (_, i) => ({ title: `Q${i}`, duration_ms: 60_000 })) });
-    const list = await v1('GET', `/rundowns/${rundown.id}/cues`, { token: owner });
-    return { id: rundown.id, ids: list.body.data.items.map((c: { id: string }) => c.id) };
-  }
-
-  it('20 next pressed at once advance exactly 20 times, in order', async () => {
-    const show = await longShow(25);
-    expectOk(await v1('POST', `/rundowns/${show.id}/action:start`, { token: caller }));
-    const answers = await Promise.all(Array.from({ length: 20 }, () => v1('POST', `/rundowns/${show.id}/action:next`, { token: caller })));
-    for (const a of answers) expect(a.status, a.text).toBe(200);
-    // Each press saw a different revision and a different cue: none skipped, none repeated.
-    const seen = answers.map((a) => [a.body.data.revision, a.body.data.active_cue.id] as const).sort((x, y) => x[0] - y[0]);
-    expect(seen.map(([rev]) => rev)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
-    expect(seen.map(([, id]) => id)).toEqual(show.ids.slice(1, 21));
-    const s = await v1('GET', `/rundowns/${show.id}/status`, { token: viewer });
-    expect(s.body.data.active_cue.id).toBe(show.ids[20]);
-    expect(s.body.data.revision).toBe(21);
-    const plays = await query<{ n: number }>('SELECT count(*)::int AS n FROM runner.plays WHERE rundown_id = $1', [show.id]);
-    expect(plays[0]!.n).toBe(21);
-  });
-
-  it('20 next pressed at once on 10 cues stop at the end: 9 advance, 11 answer runner.no_next_cue', async () => {
-    const show = await longShow(10);
-    expectOk(await v1('POST', `/rundowns/${show.id}/action:start`, { token: caller }));
-    const answers = await Promise.all(Array.from({ length: 20 }, () => v1('POST', `/rundowns/${show.id}/action:next`, { token: caller })));
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(9);
-    for (const a of answers.filter((x) => x.status !== 200)) expectProblem(a, 409, 'runner.no_next_cue');
-    const s = await v1('GET', `/rundowns/${show.id}/status`, { token: viewer });
-    expect(s.body.data.active_cue.id).toBe(show.ids[9]);
-    expect(s.body.data.revision).toBe(10);
-  });
-});
+// Concurrent presses (20 next at once, and past the last cue): test/medium/runner.test.ts.
 
 function sleep(ms: number) {
   return new Promise((r) => setTimeout(r, ms));

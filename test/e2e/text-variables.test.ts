@@ -47,11 +47,7 @@ describe('text variables', () => {
     expect(await all(rundown)).toEqual({ host_name: 'Ben', Empty_1: '' });
   });
 
-  it('refuses to create an existing key, pointing to PATCH (text_variables.key_exists)', async () => {
-    const res = await v1('POST', `/rundowns/${rundown}/text-variables`, { token: editor, body: { key: 'host_name', value: 'x' } });
-    expectProblem(res, 422, 'text_variables.key_exists');
-    expect(res.body.detail).toMatch(/PATCH/);
-  });
+  // An existing key refused on create (key_exists), a batch repeating a key (duplicate_key): test/medium/content-rules.test.ts.
 
   it('answers text_variables.not_found with key and rundown_id', async () => {
     for (const [method, body] of [['GET'], ['PATCH', { value: 'x' }], ['DELETE']] as const) {
@@ -108,10 +104,7 @@ describe('text variables', () => {
     await bulk(rundown, { mode: 'merge', items: [{ key: 'show', value: 'News' }] });
   });
 
-  it('refuses a batch that repeats a key (text_variables.duplicate_key) and bad items, writing nothing', async () => {
-    const res = await bulk(rundown, { items: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'a', value: '3' }, { key: 'b', value: '4' }] });
-    expectProblem(res, 422, 'text_variables.duplicate_key');
-    expect(res.body.details).toEqual({ duplicates: ['a', 'b'] });
+  it('refuses a batch with a bad item or mode (text_variables.invalid_payload), writing nothing', async () => {
     const badItem = await bulk(rundown, { items: [{ key: 'fine', value: '1' }, { key: 'not fine', value: '2' }] });
     expectProblem(badItem, 400, 'text_variables.invalid_payload');
     expect(badItem.body.details.issues[0].path).toEqual(['items', 1, 'key']);
@@ -144,31 +137,4 @@ describe('text variables', () => {
   });
 });
 
-describe('the 100-variable cap', () => {
-  const items = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ key: `v${from + i}`, value: 'x' }));
-
-  it('reaches 100 exactly and refuses more on create and in bulk (text_variables.too_many with attempted)', async () => {
-    const rundown = await newRundown();
-    expect((await bulk(rundown, { items: items(0, 99) })).status).toBe(200);
-    const hundredth = await v1('POST', `/rundowns/${rundown}/text-variables`, { token: editor, body: { key: 'v99', value: 'x' } });
-    expect(hundredth.status).toBe(201);
-    const over = await v1('POST', `/rundowns/${rundown}/text-variables`, { token: editor, body: { key: 'v100', value: 'x' } });
-    expectProblem(over, 422, 'text_variables.too_many');
-    expect(over.body.details).toEqual({ attempted: 101 });
-    const merged = await bulk(rundown, { items: [{ key: 'v0', value: 'changed' }, ...items(100, 103)] });
-    expectProblem(merged, 422, 'text_variables.too_many');
-    expect(merged.body.details).toEqual({ attempted: 103 });
-    // Updating existing keys of a full rundown is fine.
-    expect((await bulk(rundown, { items: [{ key: 'v0', value: 'changed' }] })).status).toBe(200);
-    // Replace counts only the new set: 100 passes, 101 does not.
-    const replaced = await bulk(rundown, { mode: 'replace', items: items(200, 300) });
-    expect(replaced.status, replaced.text).toBe(200);
-    const tooBig = await bulk(rundown, { mode: 'replace', items: items(0, 101) });
-    expectProblem(tooBig, 422, 'text_variables.too_many');
-    expect(tooBig.body.details).toEqual({ attempted: 101 });
-    const stored = await all(rundown);
-    expect(Object.keys(stored)).toHaveLength(100);
-    expect(stored.v200).toBe('x');
-    expect(stored.v0).toBeUndefined();
-  });
-});
+// The 100-variable cap: test/medium/caps.test.ts.

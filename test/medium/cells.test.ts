@@ -19,6 +19,7 @@ let rundownDb: DataSource;
 let cellsDb: DataSource;
 let cells: CellsService;
 let coordinates: CoordinatesService;
+let rundown: ReturnType<typeof domainOf>;
 let rundownsFor: (port: CellsPort) => RundownsService;
 let cellsPort: CellsPort;
 
@@ -46,7 +47,8 @@ beforeAll(async () => {
       return Buffer.from(SnapshotCellsResponse.encode({ items: items.map((c) => ({ ...c, created_at: undefined, updated_at: undefined })), total }).finish());
     },
   };
-  coordinates = domainOf(rundownDb, cellsPort).coordinates;
+  rundown = domainOf(rundownDb, cellsPort);
+  coordinates = rundown.coordinates;
 });
 
 afterAll(async () => {
@@ -109,5 +111,117 @@ describe('cells of a rundown create', () => {
     expect(await stagedFor(staged)).toHaveLength(0);
     expect(await storedFor(live.id)).toHaveLength(1);
     expect(await stagedFor(live.id)).toHaveLength(0);
+  });
+});
+
+/** A rundown with text columns A, B, C and cues: three `cue`s, a heading, a group with one child cue. */
+async function layout(team: string) {
+  const { result } = await rundown.rundowns.create(ctx(team), {
+    ...input('writes'),
+    columns: [{ name: 'A' }, { name: 'B' }, { name: 'C' }],
+    cues: [
+      ...['one', 'two', 'three'].map((title) => ({ fields: { type: 'cue' as const, title }, cells: [], children: [] })),
+      { fields: { type: 'heading' as const, title: 'head' }, cells: [], children: [] },
+      { fields: { type: 'group' as const, title: 'grp' }, cells: [], children: [{ fields: { type: 'cue' as const, title: 'child' }, cells: [], children: [] }] },
+    ],
+  });
+  const { cues } = await rundown.cues.list(ctx(team), result.id);
+  return { id: result.id, columns: result.column_order, cues: cues.map((c) => ({ id: c.id, type: c.type })) };
+}
+
+const text = (cue_id: string, column_id: string, value: string) => ({ cue_id, column_id, content: { text: value } });
+
+describe('cell writes (the cells domain asking the rundown domain)', () => {
+  it('refuses a heading or a group (cells.invalid_cue_type, with cue_id and cue_type), in a batch too', async () => {
+    const team = `team_cells_type_${Date.now()}`;
+    const r = await layout(team);
+    const heading = r.cues.find((c) => c.type === 'heading')!;
+    const group = r.cues.find((c) => c.type === 'group')!;
+    await expect(cells.write(ctx(team), r.id, [text(heading.id, r.columns[0]!, 'x')])).rejects.toMatchObject({ code: 'cells.invalid_cue_type', details: { cue_id: heading.id, cue_type: 'heading' } });
+    await expect(cells.write(ctx(team), r.id, [text(r.cues[0]!.id, r.columns[0]!, 'fine'), text(group.id, r.columns[0]!, 'x')])).rejects.toMatchObject({
+      code: 'cells.invalid_cue_type',
+      details: { cue_id: group.id, cue_type: 'group' },
+    });
+    expect((await cells.get(ctx(team), r.id, r.cues[0]!.id, r.columns[0]!)).content).toBe('');
+  });
+
+  it('refuses select, image and attachment columns (cells.unsupported_column_type, with supported); reads of them are empty cells', async () => {
+    const team = `team_cells_coltype_${Date.now()}`;
+    const r = await layout(team);
+    for (const type of ['select', 'image', 'attachment']) {
+      const { result: column } = await rundown.columns.adminCreate(r.id, { name: `c-${type}`, type, private: false });
+      await expect(cells.write(ctx(team), r.id, [text(r.cues[0]!.id, column.id, 'x')])).rejects.toMatchObject({
+        code: 'cells.unsupported_column_type',
+        details: { column_id: column.id, column_type: type, supported: ['text'] },
+      });
+      expect(await cells.get(ctx(team), r.id, r.cues[0]!.id, column.id)).toMatchObject({ content: '', created_at: null });
+    }
+  });
+
+  it('refuses a locked cue (cells.prevent_edits, with cue_id) for one item and for the whole batch; unlocked, it is written', async () => {
+    const team = `team_cells_lock_${Date.now()}`;
+    const r = await layout(team);
+    const locked = r.cues[1]!.id;
+    await rundown.cues.setPreventEdits(r.id, locked, true);
+    await expect(cells.write(ctx(team), r.id, [text(locked, r.columns[0]!, 'x')])).rejects.toMatchObject({ code: 'cells.prevent_edits', details: { cue_id: locked } });
+    await expect(cells.write(ctx(team), r.id, [text(r.cues[2]!.id, r.columns[2]!, 'not written'), text(locked, r.columns[0]!, 'x')])).rejects.toMatchObject({ code: 'cells.prevent_edits' });
+    expect((await cells.get(ctx(team), r.id, r.cues[2]!.id, r.columns[2]!)).content).toBe('');
+    await rundown.cues.setPreventEdits(r.id, locked, false);
+    expect(await cells.write(ctx(team), r.id, [text(locked, r.columns[0]!, 'x')])).toMatchObject([{ cue_id: locked, content: 'x' }]);
+  });
+
+  it('names each repeated coordinate with its indexes (cells.duplicate_coordinate); nothing is written', async () => {
+    const team = `team_cells_dup_${Date.now()}`;
+    const r = await layout(team);
+    const a = { cue_id: r.cues[2]!.id, column_id: r.columns[0]! };
+    const b = { cue_id: r.cues[2]!.id, column_id: r.columns[1]! };
+    const batch = [
+      { ...a, content: { text: '1' } },
+      { ...b, content: { text: '2' } },
+      { ...a, content: { text: '3' } },
+      { ...b, content: { html: '<b>4</b>' } },
+      { ...a, content: { text: '5' } },
+    ];
+    const refused = (await cells.write(ctx(team), r.id, batch).catch((e: unknown) => e)) as { code: string; details: { duplicates: unknown } };
+    expect(refused.code).toBe('cells.duplicate_coordinate');
+    expect(refused.details.duplicates).toEqual([
+      { ...a, indexes: [0, 2, 4] },
+      { ...b, indexes: [1, 3] },
+    ]);
+    expect((await cells.get(ctx(team), r.id, a.cue_id, a.column_id)).content).toBe('');
+  });
+
+  it('is all-or-nothing: a missing cue (cues.not_found) refuses the batch; a good batch writes every item in order', async () => {
+    const team = `team_cells_all_${Date.now()}`;
+    const r = await layout(team);
+    const good = r.columns.map((column_id, i) => text(r.cues[0]!.id, column_id, `v${i}`));
+    await expect(cells.write(ctx(team), r.id, [...good, text('cue_missing', r.columns[0]!, 'x')])).rejects.toMatchObject({ code: 'cues.not_found' });
+    for (const g of good) expect((await cells.get(ctx(team), r.id, g.cue_id, g.column_id)).content).toBe('');
+    expect((await cells.write(ctx(team), r.id, good)).map((c) => c.content)).toEqual(['v0', 'v1', 'v2']);
+  });
+
+  it('writes a full batch of 500 rich-text cells, sanitized, twice (insert, then replace)', async () => {
+    const team = `team_cells_full_${Date.now()}`;
+    const { result } = await rundown.rundowns.create(ctx(team), {
+      ...input('full batch'),
+      columns: Array.from({ length: 10 }, (_, i) => ({ name: `c${i}` })),
+      cues: Array.from({ length: 50 }, (_, i) => ({ fields: { type: 'cue' as const, title: `q${i}` }, cells: [], children: [] })),
+    });
+    const { cues } = await rundown.cues.list(ctx(team), result.id);
+    for (const round of [1, 2]) {
+      const items = cues.flatMap((c, i) =>
+        result.column_order.map((column_id, j) => ({
+          cue_id: c.id,
+          column_id,
+          content: { html: `<p><strong>${round}:${i}:${j}</strong> <span style="color:#d33">x</span> <rs-mention data-id="m${j}">N</rs-mention><script>alert(1)</script></p><ul><li>a</li></ul>` },
+        })),
+      );
+      const written = await cells.write(ctx(team), result.id, items);
+      expect(written).toHaveLength(500);
+      expect(written[0]!.content_html).toBe(`<p><strong>${round}:0:0</strong> <span style="color:#d33">x</span> <rs-mention data-id="m0">N</rs-mention></p><ul><li>a</li></ul>`);
+      expect(written[499]!.content_html).toContain(`${round}:49:9`);
+    }
+    const [stored] = (await cellsDb.query('SELECT count(*)::int AS n FROM cells.cells WHERE rundown_id = $1', [result.id])) as { n: number }[];
+    expect(stored!.n).toBe(500);
   });
 });

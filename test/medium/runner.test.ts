@@ -50,8 +50,11 @@ afterAll(async () => {
   await db?.destroy();
 });
 
-/** A rundown of the given cues (durations in ms) for a fresh team; answers its id and an OWNER caller of that team. */
-function show(durations: number[], autoAdvance = false): { id: string; caller: CallerContext } {
+/**
+ * A rundown of the given cues (durations in ms) for a fresh team; answers its id and an OWNER caller of
+ * that team. `shape` makes a cue a heading or a skipped one (the playable order the rundown service answers).
+ */
+function show(durations: number[], autoAdvance = false, shape: (i: number) => Pick<OrderedCue, 'type' | 'skipped'> | undefined = () => undefined): { id: string; caller: CallerContext } {
   const id = newId('rd');
   const teamId = `team_mr_${randomBytes(4).toString('hex')}`;
   const cues: OrderedCue[] = durations.map((duration_ms, i) => ({
@@ -63,6 +66,7 @@ function show(durations: number[], autoAdvance = false): { id: string; caller: C
     auto_advance: autoAdvance,
     scheduled: false,
     start_time: null,
+    ...shape(i),
   }));
   const records = new Map(
     cues.map((c): [string, Cue] => [
@@ -73,6 +77,8 @@ function show(durations: number[], autoAdvance = false): { id: string; caller: C
   orders.set(id, { team_id: teamId, cues, records, start_time: null, timezone: null });
   return { id, caller: { requestId: 'req_medium_runner', teamId, role: 'OWNER' } };
 }
+
+const plays = async (rundownId: string) => Number(((await db.query('SELECT count(*)::int AS n FROM runner.plays WHERE rundown_id = $1', [rundownId])) as { n: number }[])[0]!.n);
 
 async function stored(rundownId: string): Promise<StoredRunnerStatus | null> {
   const raw = await redis.get(runnerStatusKey(rundownId));
@@ -131,5 +137,43 @@ describe('RunnerService (domain + PostgreSQL + Redis)', () => {
     expect(now).toMatchObject({ revision: 2, active_cue: { id: `cue_2_${id}` } });
     await new Promise((r) => setTimeout(r, 500)); // a second firing would show up here
     expect(await runner.status(caller, id)).toMatchObject({ revision: 2, active_cue: { id: `cue_2_${id}` } });
+  });
+
+  it('refuses pause, adjust, next, previous and end before the show (runner.not_running), changing nothing', async () => {
+    const { id, caller } = show([60_000, 60_000]);
+    for (const action of [{ kind: 'pause' }, { kind: 'adjust', delta_ms: 1000 }, { kind: 'next' }, { kind: 'previous' }, { kind: 'end' }] as const) {
+      await expect(runner.act(caller, id, action), action.kind).rejects.toMatchObject({ code: 'runner.not_running' });
+    }
+    expect(await runner.status(caller, id)).toMatchObject({ phase: 'pre-show', revision: 0 });
+    expect(await outboxRows(id)).toBe(0);
+  });
+
+  it('answers runner.no_playable_cue to start a rundown with no playable cue (headings and skipped cues only)', async () => {
+    const { id, caller } = show([0, 5_000], false, (i) => (i === 0 ? { type: 'heading', skipped: false } : { type: 'cue', skipped: true }));
+    await expect(runner.act(caller, id, { kind: 'start' })).rejects.toMatchObject({ code: 'runner.no_playable_cue' });
+    expect(await runner.status(caller, id)).toMatchObject({ phase: 'pre-show', revision: 0, next_cue: null });
+  });
+
+  it('20 next at once advance exactly 20 times, in order: each its own revision and cue, every play recorded', async () => {
+    const { id, caller } = show(Array.from({ length: 25 }, () => 60_000));
+    await runner.act(caller, id, { kind: 'start' });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => runner.act(caller, id, { kind: 'next' })));
+    // Each press saw a different revision and a different cue: none skipped, none repeated.
+    const seen = answers.map((a) => [a.status.revision, a.status.active_cue?.id] as const).sort((x, y) => x[0] - y[0]);
+    expect(seen.map(([rev]) => rev)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    expect(seen.map(([, cue]) => cue)).toEqual(Array.from({ length: 20 }, (_, i) => `cue_${i + 2}_${id}`));
+    expect(await runner.status(caller, id)).toMatchObject({ revision: 21, active_cue: { id: `cue_21_${id}` } });
+    expect(await stored(id)).toMatchObject({ revision: 21, active_cue: { id: `cue_21_${id}` } });
+    expect(await plays(id)).toBe(21);
+    expect(await outboxRows(id)).toBe(21);
+  });
+
+  it('20 next at once on 10 cues stop at the end: 9 advance, 11 answer runner.no_next_cue', async () => {
+    const { id, caller } = show(Array.from({ length: 10 }, () => 60_000));
+    await runner.act(caller, id, { kind: 'start' });
+    const answers = await Promise.allSettled(Array.from({ length: 20 }, () => runner.act(caller, id, { kind: 'next' })));
+    expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(9);
+    for (const a of answers.filter((x) => x.status === 'rejected')) expect((a as PromiseRejectedResult).reason).toMatchObject({ code: 'runner.no_next_cue' });
+    expect(await runner.status(caller, id)).toMatchObject({ revision: 10, active_cue: { id: `cue_10_${id}` } });
   });
 });

@@ -1,4 +1,5 @@
 import { Webhooks1766000000000 } from './1766000000000-webhooks.js';
-import { TimingDigest1766100000000 } from './1766100000000-timing-digest.js';
+import { DeliveryKey1766100000000 } from './1766100000000-delivery-key.js';
+import { TimingDigest1766200000000 } from './1766200000000-timing-digest.js';
 
-export const migrations = [Webhooks1766000000000, TimingDigest1766100000000];
+export const migrations = [Webhooks1766000000000, DeliveryKey1766100000000, TimingDigest1766200000000];

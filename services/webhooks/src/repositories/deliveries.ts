@@ -104,7 +104,7 @@ export class DeliveriesRepository {
       `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, rundown_id, type, body, event_at, trace, next_attempt_at, attempts, lease_until)
        SELECT v.*, clock_timestamp(), CASE WHEN $9::int IS NULL THEN 0 ELSE 1 END, clock_timestamp() + $9::int * interval '1 millisecond'
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[]) AS v
-       ON CONFLICT (endpoint_id, event_id, type) DO NOTHING
+       ON CONFLICT (endpoint_id, rundown_id, event_id, type) DO NOTHING
        RETURNING id, endpoint_id`,
       [
         rows.map((r) => r.id),
