@@ -3,7 +3,7 @@ import { cueDeadline, statusEventJson, type Event } from '@rundown/shared';
 import { Change, type Cell } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
-import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson, type StatusJson } from '../http/wire.js';
+import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson, type StatusJson } from '../wire/records.js';
 
 /**
  * SSE framing (docs/api-decisions.md#events): `event:` name, one JSON `data:` line holding the bare object, and an

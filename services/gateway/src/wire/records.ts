@@ -9,8 +9,7 @@ import { RundownField, type SideEffect } from '@rundown/shared/proto/rundown/run
 import type { TextVariable } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { Delivery, Endpoint } from '@rundown/shared/proto/rundown/webhooks/v1/webhooks';
 import type { ActResponse, Report, SideEffect as SideEffectMessage, Status, Timing } from '@rundown/shared/proto/rundown/runner/v1/runner';
-import type { SideEffect as EnvelopeSideEffect } from './envelope.js';
-import type { ReportJson, TimingJson } from './v1/schemas/timing.js';
+import type { ReportJson, TimingJson } from './schemas/timing.js';
 
 /**
  * The gateway's wire mappers: proto messages → the JSON records of docs/api-decisions.md#records (nulls
@@ -52,7 +51,13 @@ const rundownFieldNames: Record<number, string> = {
 };
 
 /** A side effect as `meta.side_effects` lists it (docs/api-decisions.md#envelope): `{ type, ... }`. */
-export function sideEffectJson({ effect }: SideEffect): { type: string; [key: string]: unknown } {
+export interface SideEffectJson {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** A rundown service's side effect as `meta.side_effects` lists it. */
+export function sideEffectJson({ effect }: SideEffect): SideEffectJson {
   switch (effect?.$case) {
     case 'rundown_changed': {
       const { rundown_id, changed, column_order } = effect.value;
@@ -176,7 +181,7 @@ export function countdownJson(status: StatusJson) {
   };
 }
 
-function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): EnvelopeSideEffect {
+function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): SideEffectJson {
   const e = m.effect;
   switch (e?.$case) {
     case 'timesnap':
