@@ -44,9 +44,21 @@ module.exports = {
       name: 'gateway-layers-run-down',
       severity: 'error',
       comment:
-        'The gateway runs down: app -> http (listeners, router, routes) and mcp -> events, transfer -> read-models, edge -> wire; what serves HTTP is imported by nothing below it, and wire/ (schemas and mappers) imports nothing of the gateway.',
+        'The gateway runs down: app -> http (listeners, router, route files, MCP) -> events, transfer -> read-models -> edge -> wire (services/gateway/README.md); nothing imports a folder above its own.',
       from: { path: '^services/gateway/src/(events|transfer|read-models|edge|wire)/' },
-      to: { path: '^services/gateway/src/(app|main)\\.ts$|^services/gateway/src/(http|mcp)/' },
+      to: { path: '^services/gateway/src/(app|main)\\.ts$|^services/gateway/src/http/' },
+    },
+    {
+      name: 'gateway-read-models-edge-and-wire-below-events',
+      severity: 'error',
+      from: { path: '^services/gateway/src/(read-models|edge|wire)/' },
+      to: { path: '^services/gateway/src/(events|transfer)/' },
+    },
+    {
+      name: 'gateway-edge-and-wire-below-read-models',
+      severity: 'error',
+      from: { path: '^services/gateway/src/(edge|wire)/' },
+      to: { path: '^services/gateway/src/read-models/' },
     },
     {
       name: 'gateway-wire-imports-only-wire',
