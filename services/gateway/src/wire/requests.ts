@@ -25,7 +25,8 @@ function positionMessage(p: PositionBody | undefined): Position | undefined {
   return { target: p.end === true ? { $case: 'end', value: true } : { $case: 'end_of_group', value: p.end } };
 }
 
-const shared = (b: CueBody) => ({
+/** The fields a create and a patch of a cue share. */
+const commonCueFields = (b: CueBody) => ({
   type: b.type && cueTypeNames.toProto(b.type),
   title: b.title,
   subtitle: b.subtitle,
@@ -37,13 +38,13 @@ const shared = (b: CueBody) => ({
 });
 
 export function createCueMessage(b: CueBody): CreateCue {
-  return { ...shared(b), background_color: b.background_color ?? undefined, start_time: b.start_time ?? undefined };
+  return { ...commonCueFields(b), background_color: b.background_color ?? undefined, start_time: b.start_time ?? undefined };
 }
 
 export function patchCueMessage(id: string, b: CueBody): PatchCue {
   return {
     id,
-    ...shared(b),
+    ...commonCueFields(b),
     set_background_color: b.background_color !== undefined,
     background_color: b.background_color ?? undefined,
     set_start_time: b.start_time !== undefined,
