@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
  * output), so a new route or field is fuzzed without touching the tests.
  */
 
-/** The document's own format of a time zone (services/gateway/src/http/v1/schemas/common.ts): a name the runtime's time zone database knows. */
+/** The document's own format of a time zone (services/gateway/src/wire/schemas/common.ts): a name the runtime's time zone database knows. */
 export const TIME_ZONE_FORMAT = 'iana-time-zone';
 export function isTimeZone(value: string): boolean {
   try {

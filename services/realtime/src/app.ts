@@ -1,9 +1,7 @@
 import { createServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
-import { counter, createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster } from '@rundown/shared';
-import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
-import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
-import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import { counter, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster } from '@rundown/shared';
+import { GrpcContentSource } from './clients/content.js';
 import { realtimeConfig } from './config.js';
 import { EventProcessor } from './events/processor.js';
 import { ViewStore } from './repositories/views.js';
@@ -25,13 +23,11 @@ export async function main(): Promise<void> {
     }
     // It reads a rundown on behalf of a verified v0 token, as the gateway's edge does for v1 and v0
     // HTTP: the same `edge` principal, with the token's team in the context.
-    const options = { deadlineMs: config.GRPC_DEADLINE_MS, signer: config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'edge' }) };
-    const clients = {
-      rundown: createClient(RundownServiceService, config.RUNDOWN_ADDR, options),
-      cues: createClient(CueServiceService, config.RUNDOWN_ADDR, options),
-      runner: createClient(RunnerServiceService, config.RUNNER_ADDR, options),
-    };
-    const views = new ViewStore(redis, clients);
+    const content = new GrpcContentSource(
+      { rundown: config.RUNDOWN_ADDR, runner: config.RUNNER_ADDR },
+      { deadlineMs: config.GRPC_DEADLINE_MS, signer: config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'edge' }) },
+    );
+    const views = new ViewStore(redis, content);
     let ready = false;
     const http = createServer((req, res) => {
       if (req.url === '/healthz' || req.url === '/readyz') {
@@ -81,7 +77,7 @@ export async function main(): Promise<void> {
       // itself, through the ingress or the gateway's proxy, to a replica still serving.
       await sockets.close();
       await grpc.shutdown();
-      for (const client of Object.values(clients)) client.close();
+      content.close();
       sub.disconnect();
       redis.disconnect();
     };

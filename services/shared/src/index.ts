@@ -28,6 +28,7 @@ export * from './runner-status.js';
 export * from './rundown-records.js';
 export * from './countdown.js';
 export * from './timing-json.js';
+export * from './event-data.js';
 export * from './v0/index.js';
 export { httpRouteOf, setHttpRoute, timedWithoutSpan } from './telemetry-handle.js';
 export { traceHeaders, traceHttpServer } from './http-server-span.js';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { cellRecord } from '../http/v1/schemas/cells.js';
-import { columnRecord } from '../http/v1/schemas/columns.js';
-import { cueRecord } from '../http/v1/schemas/cues.js';
-import { mentionRecord } from '../http/v1/schemas/mentions.js';
-import { outputMessageRecord } from '../http/v1/schemas/output-message.js';
-import { rundownRecord } from '../http/v1/schemas/rundowns.js';
-import { statusRecord } from '../http/v1/schemas/runner.js';
-import { textVariableRecord } from '../http/v1/schemas/text-variables.js';
+import { cellRecord } from '../wire/schemas/cells.js';
+import { columnRecord } from '../wire/schemas/columns.js';
+import { cueRecord } from '../wire/schemas/cues.js';
+import { mentionRecord } from '../wire/schemas/mentions.js';
+import { outputMessageRecord } from '../wire/schemas/output-message.js';
+import { rundownRecord } from '../wire/schemas/rundowns.js';
+import { statusRecord } from '../wire/schemas/runner.js';
+import { textVariableRecord } from '../wire/schemas/text-variables.js';
 
 /**
  * The frames of the v1 live events stream (docs/api-decisions.md#events) as schemas: the AsyncAPI document and the

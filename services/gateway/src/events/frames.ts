@@ -1,9 +1,8 @@
 import { EventBuffer } from 'better-sse';
-import { cueDeadline, statusEventJson, type Event } from '@rundown/shared';
-import { Change, type Cell } from '@rundown/shared/proto/rundown/events/v1/events';
+import { cueDeadline, eventData, statusEventJson, type Event } from '@rundown/shared';
 import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
-import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, textVariableJson, type StatusJson } from '../http/wire.js';
+import { columnJson, cueJson, rundownJson, type StatusJson } from '../wire/records.js';
 
 /**
  * SSE framing (docs/api-decisions.md#events): `event:` name, one JSON `data:` line holding the bare object, and an
@@ -29,30 +28,9 @@ export function jsonFrame(name: string, json: string, id?: string): Buffer {
 export const heartbeatFrame = (at: number) => frame('heartbeat', { at });
 export const disconnectFrame = (reason: DisconnectReason, id: string) => frame('disconnect', { reason }, id);
 
-const changes: Record<number, string> = {
-  [Change.CHANGE_CREATED]: 'created',
-  [Change.CHANGE_UPDATED]: 'updated',
-  [Change.CHANGE_REMOVED]: 'removed',
-  [Change.CHANGE_REORDERED]: 'reordered',
-};
-const changeName = (c: Change) => changes[c] ?? 'updated';
-
 /** Whether a status shows its active cue past its deadline (running, and the live duration used up at `server_time`). */
 export function isOverTime(s: StatusJson): boolean {
   return s.state === 'running' && s.active_cue !== null && s.server_time >= cueDeadline(s.active_cue);
-}
-
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
-
-export function cellJson(c: Cell | undefined, cueId: string, columnId: string) {
-  return {
-    cue_id: c?.cue_id || cueId,
-    column_id: c?.column_id || columnId,
-    content: c?.content ?? '',
-    content_html: c?.content_html ?? '',
-    created_at: iso(c?.created_at),
-    updated_at: iso(c?.updated_at),
-  };
 }
 
 /** The SSE name of an event and its `data` (thin, and fat where the record can ride along). */
@@ -69,46 +47,28 @@ export interface FrameBodies {
   removesRundown?: boolean;
 }
 
-/** Event → frame bodies, or undefined for a payload this gateway does not know (a newer producer). */
+/**
+ * Event → frame bodies, or undefined for a payload this gateway does not know (a newer producer). The
+ * thin data is the shared §7 mapping (`eventData`, which the webhooks service sends too); the fat forms
+ * add the record.
+ */
 function frameBodies(event: Event): FrameBodies | undefined {
+  const thin = eventData(event);
   const p = event.payload;
-  switch (p?.$case) {
-    case 'rundown': {
-      const change = changeName(p.value.change);
-      const thin = { change, id: p.value.id };
-      return { name: 'rundown', thin, fat: p.value.rundown ? { ...thin, rundown: rundownJson(p.value.rundown) } : thin, removesRundown: change === 'removed' };
-    }
-    case 'cue': {
-      const thin = { change: changeName(p.value.change), id: p.value.id };
-      return { name: 'cue', thin, fat: p.value.cue ? { ...thin, cue: cueJson(p.value.cue) } : thin };
-    }
-    case 'column': {
-      const thin = { change: changeName(p.value.change), id: p.value.id };
-      return { name: 'column', thin, fat: p.value.column ? { ...thin, column: columnJson(p.value.column) } : thin };
-    }
-    case 'cell':
-      return {
-        name: 'cell',
-        thin: { change: changeName(p.value.change), cue_id: p.value.cue_id, column_id: p.value.column_id, cell: cellJson(p.value.cell, p.value.cue_id, p.value.column_id) },
-      };
-    case 'mention': {
-      const m = p.value.mention;
-      return { name: 'mention', thin: { change: changeName(p.value.change), id: p.value.id, ...(m ? { mention: mentionJson(m) } : {}) } };
-    }
-    case 'text_variable': {
-      const v = p.value.text_variable;
-      return { name: 'text_variable', thin: { change: changeName(p.value.change), id: p.value.key, ...(v ? { text_variable: textVariableJson(v) } : {}) } };
-    }
-    case 'output_message': {
-      const m = p.value.output_message;
-      return { name: 'output_message', thin: { change: changeName(p.value.change), ...(m ? { output_message: outputMessageJson(m) } : {}) } };
-    }
+  if (!thin || !p) return undefined;
+  switch (p.$case) {
+    case 'rundown':
+      return { name: 'rundown', thin: thin.data, fat: p.value.rundown ? { ...thin.data, rundown: rundownJson(p.value.rundown) } : thin.data, removesRundown: thin.change === 'removed' };
+    case 'cue':
+      return { name: 'cue', thin: thin.data, fat: p.value.cue ? { ...thin.data, cue: cueJson(p.value.cue) } : thin.data };
+    case 'column':
+      return { name: 'column', thin: thin.data, fat: p.value.column ? { ...thin.data, column: columnJson(p.value.column) } : thin.data };
     case 'status': {
-      const thin: StatusJson = statusEventJson(p.value);
-      return { name: 'status', thin, revision: p.value.revision, overtime: isOverTime(thin) };
+      const status: StatusJson = thin.name === 'status' ? thin.data : statusEventJson(p.value);
+      return { name: 'status', thin: status, revision: p.value.revision, overtime: isOverTime(status) };
     }
     default:
-      return undefined;
+      return { name: thin.name, thin: thin.data };
   }
 }
 

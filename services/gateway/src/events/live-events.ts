@@ -2,15 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared';
 import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
-import { currentStatus } from '../http/status.js';
+import { currentStatus } from '../read-models/current-status.js';
 import type { RunnerStatusReader } from '../read-models/runner-status.js';
 import { afterPosition, frame, heartbeatFrame, isOverTime, LiveEvent, parseStreamId, type DisconnectReason } from './frames.js';
 import { EventHub } from './hub.js';
 import { LiveStream } from './live-stream.js';
 import { subscriptionList, type Subscription } from './subscription.js';
 import { TimingFeed } from './timing-feed.js';
-import type { TimingJson } from '../http/v1/schemas/timing.js';
-import type { StatusJson } from '../http/wire.js';
+import type { TimingJson } from '../wire/schemas/timing.js';
+import type { StatusJson } from '../wire/records.js';
 
 export interface LiveEventsOptions {
   redisSettings: RedisSettings;

@@ -1,9 +1,9 @@
 import { RETIMING_EVENTS, type CallerContext, type Logger } from '@rundown/shared';
 import type { Clients } from '../edge/clients.js';
-import type { TimingJson } from '../http/v1/schemas/timing.js';
+import type { TimingJson } from '../wire/schemas/timing.js';
 import { jsonFrame } from './frames.js';
 import type { LiveStream } from './live-stream.js';
-import { timingJson } from '../http/wire.js';
+import { timingJson } from '../wire/records.js';
 
 interface Topic {
   rundownId: string;

@@ -1,9 +1,6 @@
 import type { Response } from 'express';
+import type { SideEffectJson } from '../wire/records.js';
 
-export interface SideEffect {
-  type: string;
-  [key: string]: unknown;
-}
 
 /**
  * The v1 success envelope: the resource alone in `data`, request facts in `meta`. Written with
@@ -14,7 +11,7 @@ export interface SideEffect {
 export function sendData(
   res: Response,
   data: unknown,
-  options: { status?: number; included?: Record<string, unknown>; sideEffects?: SideEffect[]; location?: string } = {},
+  options: { status?: number; included?: Record<string, unknown>; sideEffects?: SideEffectJson[]; location?: string } = {},
 ): void {
   const body: Record<string, unknown> = { ok: true, message: 'OK', data };
   if (options.included) body.included = options.included;

@@ -5,7 +5,7 @@ import { createLogger, errorCatalogue, errorCodes } from '@rundown/shared';
 import { errorReferenceHtml } from './docs.js';
 import { openApiDocument, routeErrorCodes } from './openapi.js';
 import { createPublicApp } from './server.js';
-import { canonicalTimeZone, TIME_ZONE_FORMAT } from './v1/schemas/common.js';
+import { canonicalTimeZone, TIME_ZONE_FORMAT } from '../wire/schemas/common.js';
 import { testRoutes, testUrls } from './routes.fixture.js';
 
 const urls = testUrls;

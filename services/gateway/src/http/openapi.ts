@@ -4,7 +4,7 @@ import { IDEMPOTENCY_TTL_MS } from '../edge/idempotency.js';
 import type { PublicUrls } from '../config.js';
 import { WRITE_METHODS, type RouteDef } from './route.js';
 import { viewerUrl } from './viewer.js';
-import { mcpReference } from '../mcp/tools.js';
+import { mcpReference } from './mcp/tools.js';
 
 type Schema = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { AppError, type CallerContext, type ErrorCode, type Issue, type RoleName } from '@rundown/shared';
 import type { Principal } from '../edge/authenticator.js';
-import type { SideEffect } from './envelope.js';
+import type { SideEffectJson } from '../wire/records.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -40,7 +40,7 @@ export interface Reply {
   data?: unknown;
   location?: string;
   included?: Record<string, unknown>;
-  sideEffects?: SideEffect[];
+  sideEffects?: SideEffectJson[];
   /** The handler answered itself (a stream); nothing more is sent. */
   streamed?: true;
 }

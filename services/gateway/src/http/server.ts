@@ -5,20 +5,17 @@ import type { Authenticator } from '../edge/authenticator.js';
 import type { IdempotencyStore } from '../edge/idempotency.js';
 import type { RateLimiter } from '../edge/rate-limiter.js';
 import { missingHost, unsupportedExpectation } from './client-errors.js';
-import { asyncApiDocument } from './asyncapi.js';
-import { apiReferenceInitScript, apiReferencePageHtml, DOCS_CSP, errorReferenceHtml, eventsPageHtml } from './docs.js';
-import { scalarBundle } from './docs-assets.js';
-import { v0OpenApiDocument } from './v0/openapi.js';
+import { DOCS_PATHS, serveDocuments } from './documents.js';
 import { presentedToken } from './middleware/authenticate.js';
 import { notFoundOrMethodNotAllowed, options as optionsResponder } from './fallback.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
-import { openApiDocument, staticV1Routes } from './openapi.js';
+import { staticV1Routes } from './openapi.js';
 import { problemHandler } from './problem.js';
 import type { RouteDef } from './route.js';
-import { MCP_PATH, mcpRoute, McpTools } from '../mcp/server.js';
+import { MCP_PATH, mcpRoute, McpTools } from './mcp/server.js';
 import { buildRouter } from './router.js';
 import { VIEWER_ROUTES, viewerRouter } from './viewer.js';
 
@@ -43,11 +40,28 @@ export interface PublicAppOptions {
 }
 
 /**
- * The public listener. A v1 request goes: request id → authentication and role (one Redis round trip
- * for revocation, limits and the team's count) → rate limit (the team's decision from that round
- * trip, or the address's budget without a valid token; headers on every answer) → body (1 MB cap,
- * JSON, depth) → idempotency → validation → handler. The docs, the OpenAPI document and every
- * 404/405 are counted per address too (per team with a valid token). Health probes are not limited.
+ * The public listener: the edge, in the order a request passes it. Each step names the file that
+ * holds it; services/gateway/README.md#the-edge-in-order says what each answers.
+ *
+ * 1. The Socket.IO proxy takes `/api-v0/socket.io` (`v0/socket-proxy.ts`); nothing else.
+ * 2. The front (`front` below): the request id (`middleware/request-id.ts`), the metrics, `Connection:
+ *    close` while draining; then what no route answers, counted against the address: a missing Host, an
+ *    Expect the edge cannot meet, OPTIONS (`fallback.ts`), a /v1 path that is not percent-encoding.
+ * 3. The health probes (never counted).
+ * 4. The route tables (`router.ts`: the v1 routes, then MCP's one route, `mcp/server.ts`): route match
+ *    → token and role (`middleware/authenticate.ts`, `../edge/authenticator.ts`: one Redis round trip for
+ *    revocation, limits and the team's count) → `afterAuthentication` below: rate limit
+ *    (`middleware/rate-limit.ts`, the team's decision from that round trip, or the address's budget),
+ *    then for a write the body (`middleware/body.ts`: 1 MB, JSON, depth) and idempotency
+ *    (`middleware/idempotency.ts`) → path parameters, body and query validated (zod) → handler (gRPC)
+ *    → the v1 envelope (`envelope.ts`).
+ * 5. The v0 HTTP API (`v0/router.ts`: its own auth, budget and error shape).
+ * 6. The documents and the stage screen (`documents.ts`, `viewer.ts`), counted per address (per team
+ *    with a valid token).
+ * 7. Anything else: 404, or 405 with `Allow` (`fallback.ts`), counted per team with a valid token,
+ *    per address otherwise.
+ * 8. Every error, from any step: problem+json (`problem.ts`). What Node's HTTP parser refuses before a
+ *    request exists is answered the same way by `client-errors.ts`, outside this app.
  */
 export function createPublicApp(options: PublicAppOptions): Express {
   const app = express();
@@ -55,10 +69,6 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
-  if (options.socketProxy) {
-    const proxy = options.socketProxy;
-    app.use((req, res, next) => (proxy(req, res) ? undefined : next()));
-  }
   const limit = rateLimit(options.rateLimiter, options.anonymousRateLimit);
   const mounts = [
     { prefix: '/v1', routes: [...options.routes, ...staticV1Routes] },
@@ -66,12 +76,51 @@ export function createPublicApp(options: PublicAppOptions): Express {
     ...(options.viewer ? [{ prefix: '', routes: VIEWER_ROUTES }] : []),
     { prefix: '', routes: [{ method: 'post' as const, path: MCP_PATH }] },
   ];
+
+  // 1. The v0 push channel's proxy.
+  if (options.socketProxy) {
+    const proxy = options.socketProxy;
+    app.use((req, res, next) => (proxy(req, res) ? undefined : next()));
+  }
+  // 2. The front.
+  app.use(front(limit, mounts));
+  // 3. The health probes.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    res.status(options.ready() ? 200 : 503).json({ status: options.ready() ? 'ready' : 'starting' });
+  });
+  // 4. The route tables: v1, then MCP (docs/mcp.md: one more route through the same edge, its tools
+  // dispatching to the v1 routes). The router names the trace and the metrics by route.
+  const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
+  const before = [afterAuthentication(limit, idempotency(options.idempotencyStore, options.logger))];
+  app.use(buildRouter(options.routes, authenticate, { prefix: '/v1', before, labelRoutes: true }));
+  app.use(buildRouter([mcpRoute(new McpTools(options.routes, options.urls, options.logger))], authenticate, { prefix: '', before, labelRoutes: true }));
+  // 5. v0 HTTP.
+  if (options.v0) app.use('/api-v0/rundown', options.v0);
+  // 6. The documents and the stage screen.
+  serveDocuments(app, { routes: options.routes, urls: options.urls, limit });
+  if (options.viewer) app.use(viewerRouter({ urls: options.urls, heartbeatMs: options.viewer.heartbeatMs, limit }));
+  // 7. 404 or 405, counted against the team when a valid token came, else the address.
+  app.use(identifyIfPresented(options.authenticator), limit, notFoundOrMethodNotAllowed(mounts));
+  // 8. problem+json.
+  app.use(problemHandler(options.urls, options.logger));
+  return app;
+}
+
+type Mounts = Parameters<typeof optionsResponder>[0];
+
+/**
+ * Step 2, the front of every request, as one layer: its id; the RED metrics; `Connection: close` while
+ * draining; then, counted against the address, what no route answers: an Expect the edge cannot meet
+ * (Node hands it over through `checkExpectation`), OPTIONS (204 with Allow), and a /v1 path that is
+ * not valid percent-encoding (it names nothing: 404, rather than a failure inside the router's
+ * parameter decoding).
+ */
+function front(limit: RequestHandler, mounts: Mounts): RequestHandler {
   const answerOptions = optionsResponder(mounts);
-  // The front of every request, as one layer: its id; then, counted against the address, what no
-  // route answers: an Expect the edge cannot meet (Node hands it over through `checkExpectation`),
-  // OPTIONS (204 with Allow), and a /v1 path that is not valid percent-encoding (it names nothing:
-  // 404, rather than a failure inside the router's parameter decoding).
-  app.use((req, res, next) => {
+  return (req, res, next) => {
     requestId(req, res, () => undefined);
     // RED per route: one histogram record when the answer is written (the route template, set by
     // the router; fixed paths as they are; anything else under one label, so the series stay bounded).
@@ -86,19 +135,16 @@ export function createPublicApp(options: PublicAppOptions): Express {
     if (req.method === 'OPTIONS') return refuse(answerOptions);
     if (V1_PATH.test(req.path) && !decodable(req.path)) return refuse(() => next(new AppError('not_found')));
     next();
-  });
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', (_req, res) => {
-    res.status(options.ready() ? 200 : 503).json({ status: options.ready() ? 'ready' : 'starting' });
-  });
+  };
+}
 
-  // After authentication and the role (in the router), as one step: count the request, read the
-  // body (never for an unauthenticated or unauthorized request, whose 401/403/429 comes first; never
-  // for reads), then idempotency. The router names the trace and the metrics by route.
-  const keyed = idempotency(options.idempotencyStore, options.logger);
-  const edge: RequestHandler = (req, res, next) => {
+/**
+ * Step 4, after authentication and the role (in the router), as one step: count the request, read the
+ * body (never for an unauthenticated or unauthorized request, whose 401/403/429 comes first; never
+ * for reads), then idempotency.
+ */
+function afterAuthentication(limit: RequestHandler, keyed: RequestHandler): RequestHandler {
+  return (req, res, next) => {
     const idempotent = (error?: unknown) => (error ? next(error) : settle(keyed(req, res, next), next));
     const body = (error?: unknown) => {
       if (error) return next(error);
@@ -109,55 +155,16 @@ export function createPublicApp(options: PublicAppOptions): Express {
     };
     settle(limit(req, res, body), next);
   };
-  const authenticate = (req: express.Request, route: RouteDef) => options.authenticator.authenticate(presentedToken(req, route.auth));
-  app.use(buildRouter(options.routes, authenticate, { prefix: '/v1', before: [edge], labelRoutes: true }));
-  // MCP (docs/mcp.md): one more route through the same edge, its tools dispatching to the v1 routes.
-  app.use(buildRouter([mcpRoute(new McpTools(options.routes, options.urls, options.logger))], authenticate, { prefix: '', before: [edge], labelRoutes: true }));
-  if (options.v0) app.use('/api-v0/rundown', options.v0);
+}
 
-  // Self-description, generated once from the route table and the error catalogue.
-  const document = openApiDocument(options.routes, options.urls);
-  const documentJson = JSON.stringify(document);
-  const errors = errorReferenceHtml(options.urls);
-  const v0DocumentJson = JSON.stringify(v0OpenApiDocument(options.routes, options.urls));
-  const events = asyncApiDocument(options.urls);
-  const eventsJson = JSON.stringify(events);
-  const eventsPage = eventsPageHtml(events, options.urls);
-  const referencePage = apiReferencePageHtml(options.urls);
-  const referenceInit = apiReferenceInitScript(options.urls);
-  const renderer = scalarBundle();
-  app.get('/v1/openapi.json', limit, (_req, res) => {
-    res.type('application/json').send(documentJson);
-  });
-  const html = (body: string): RequestHandler => (_req, res) => {
-    res.setHeader('Content-Security-Policy', DOCS_CSP);
-    res.type('text/html; charset=utf-8').send(body);
-  };
-  app.get(['/docs', '/docs/'], limit, html(referencePage));
-  app.get(['/docs/api-v1/errors', '/docs/api-v1/errors/'], limit, html(errors));
-  app.get(['/docs/events', '/docs/events/'], limit, html(eventsPage));
-  app.get('/docs/events/asyncapi.json', limit, (_req, res) => {
-    res.type('application/json').send(eventsJson);
-  });
-  app.get('/docs/api-v0/openapi.json', limit, (_req, res) => {
-    res.type('application/json').send(v0DocumentJson);
-  });
-  // Served here; the page names them by the paths the browser sees under PUBLIC_URL (docsAssetPaths).
-  app.get('/docs/assets/init.js', limit, (_req, res) => {
-    res.type('text/javascript; charset=utf-8').setHeader('Cache-Control', 'no-cache').send(referenceInit);
-  });
-  app.get('/docs/assets/scalar-api-reference.js', limit, (_req, res) => {
-    // The bytes are read and prepared once per process; clients cache them for an hour.
-    res.type('text/javascript; charset=utf-8').setHeader('Cache-Control', 'public, max-age=3600');
-    res.send(renderer);
-  });
-  if (options.viewer) app.use(viewerRouter({ urls: options.urls, heartbeatMs: options.viewer.heartbeatMs, limit }));
-
-  // Only requests without a valid token count per address: a valid token on an unknown path or
-  // method still spends its team's budget.
-  const identifyIfPresented: RequestHandler = (req, res, next) => {
+/**
+ * Step 7's identification: only requests without a valid token count per address; a valid token on an
+ * unknown path or method still spends its team's budget.
+ */
+function identifyIfPresented(authenticator: Authenticator): RequestHandler {
+  return (req, res, next) => {
     if (req.headers.authorization === undefined) return next();
-    options.authenticator.authenticate(presentedToken(req, 'bearer')).then(
+    authenticator.authenticate(presentedToken(req, 'bearer')).then(
       (principal) => {
         res.locals.principal = principal;
         next();
@@ -165,9 +172,6 @@ export function createPublicApp(options: PublicAppOptions): Express {
       () => next(),
     );
   };
-  app.use(identifyIfPresented, limit, notFoundOrMethodNotAllowed(mounts));
-  app.use(problemHandler(options.urls, options.logger));
-  return app;
 }
 
 /** The metrics' route label of a request no v1 route answered. */
@@ -184,17 +188,6 @@ function settle(step: unknown, next: express.NextFunction): void {
 }
 
 const V1_PATH = /^\/v1(\/|$)/i;
-
-/** What the public listener serves besides /v1 and the health probes (GET only: the others answer 405). */
-const DOCS_PATHS = [
-  '/docs',
-  '/docs/api-v1/errors',
-  '/docs/events',
-  '/docs/events/asyncapi.json',
-  '/docs/api-v0/openapi.json',
-  '/docs/assets/init.js',
-  '/docs/assets/scalar-api-reference.js',
-];
 
 /** Paths served outside the v1 route table (probes, the documents, the docs pages and assets), with or without a trailing slash. */
 const FIXED_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json', ...DOCS_PATHS.flatMap((p) => [p, `${p}/`])]);

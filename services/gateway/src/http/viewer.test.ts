@@ -5,11 +5,11 @@ import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as Page from '../../viewer/src/api.js';
 import { type sseFrames } from '../events/frame-schemas.js';
-import { type cueRecord } from './v1/schemas/cues.js';
-import { type outputMessageRecord } from './v1/schemas/output-message.js';
-import { type rundownRecord } from './v1/schemas/rundowns.js';
-import { type statusRecord } from './v1/schemas/runner.js';
-import { type timingRecord } from './v1/schemas/timing.js';
+import { type cueRecord } from '../wire/schemas/cues.js';
+import { type outputMessageRecord } from '../wire/schemas/output-message.js';
+import { type rundownRecord } from '../wire/schemas/rundowns.js';
+import { type statusRecord } from '../wire/schemas/runner.js';
+import { type timingRecord } from '../wire/schemas/timing.js';
 import { loadViewer, VIEWER_CSP, viewerPath } from './viewer.js';
 
 const urls = {

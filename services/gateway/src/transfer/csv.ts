@@ -2,7 +2,7 @@ import { parse, CsvError } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { DateTime } from 'luxon';
 import { limits, withinChars, type Issue } from '@rundown/shared';
-import type { CreateRundownBody } from '../http/v1/schemas/rundowns.js';
+import type { CreateRundownBody } from '../wire/schemas/rundowns.js';
 import { invalidImport, treeKey, type ImportPlan, type RundownDocument } from './document.js';
 
 /**

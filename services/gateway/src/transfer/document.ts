@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { AppError, limits, textToHtml, type Issue } from '@rundown/shared';
-import { cellRecord } from '../http/v1/schemas/cells.js';
-import { columnRecord, columnTypes } from '../http/v1/schemas/columns.js';
-import { color, epochMs, maxChars, timezone, UNSTATED_RULE } from '../http/v1/schemas/common.js';
-import { cueFields, cueRecord } from '../http/v1/schemas/cues.js';
-import { mentionRecord } from '../http/v1/schemas/mentions.js';
-import { outputMessageRecord } from '../http/v1/schemas/output-message.js';
-import { rundownRecord, rundownStatuses, settingsPatch, type CreateRundownBody } from '../http/v1/schemas/rundowns.js';
-import { textVariableRecord } from '../http/v1/schemas/text-variables.js';
+import { cellRecord } from '../wire/schemas/cells.js';
+import { columnRecord, columnTypes } from '../wire/schemas/columns.js';
+import { color, epochMs, maxChars, timezone, UNSTATED_RULE } from '../wire/schemas/common.js';
+import { cueFields, cueRecord } from '../wire/schemas/cues.js';
+import { mentionRecord } from '../wire/schemas/mentions.js';
+import { outputMessageRecord } from '../wire/schemas/output-message.js';
+import { rundownRecord, rundownStatuses, settingsPatch, type CreateRundownBody } from '../wire/schemas/rundowns.js';
+import { textVariableRecord } from '../wire/schemas/text-variables.js';
 
 /**
  * The rundown document (`format: "rundown.v1"`, docs/import-export.md): what an export answers and an import

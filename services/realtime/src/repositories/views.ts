@@ -1,14 +1,7 @@
-import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type PromiseClient, type RedisClient } from '@rundown/shared';
-import type { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
-import type { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
-import { Phase, type RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type RedisClient } from '@rundown/shared';
+import { Phase } from '@rundown/shared/proto/rundown/runner/v1/runner';
+import type { ContentSource } from '../domain/content-source.js';
 import { timesnapOf, v0Cue, v0Rundown, type V0View } from '../domain/v0-records.js';
-
-export interface ContentClients {
-  rundown: PromiseClient<typeof RundownServiceService>;
-  cues: PromiseClient<typeof CueServiceService>;
-  runner: PromiseClient<typeof RunnerServiceService>;
-}
 
 const VIEW_TTL_SECONDS = 7 * 24 * 3600;
 const LOCK_MS = 5_000;
@@ -53,7 +46,7 @@ type Scripted = {
 export class ViewStore {
   constructor(
     private readonly redis: RedisClient,
-    private readonly clients: ContentClients,
+    private readonly content: ContentSource,
   ) {
     if (!('v0ReleaseLock' in redis)) {
       redis.defineCommand('v0ReleaseLock', { numberOfKeys: 1, lua: RELEASE });
@@ -161,12 +154,12 @@ export class ViewStore {
     const last = await latestEventId(this.redis, rundownId);
     const caller: CallerContext = { requestId: newRequestId(), teamId, role: 'VIEW' };
     const [rundown, status] = await Promise.all([
-      this.clients.rundown.getRundown({ rundown_id: rundownId }, caller),
-      this.clients.runner.getStatus({ rundown_id: rundownId }, caller),
+      this.content.rundown(rundownId, caller),
+      this.content.status(rundownId, caller),
     ]);
     const running = status.phase === Phase.PHASE_RUNNING ? status.active_cue : undefined;
     const cue = (id: string | undefined) =>
-      id ? this.clients.cues.getCue({ rundown_id: rundownId, cue_id: id }, caller).catch(() => undefined) : Promise.resolve(undefined);
+      id ? this.content.cue(rundownId, id, caller).catch(() => undefined) : Promise.resolve(undefined);
     const [current, next] = await Promise.all([cue(running?.id), cue(status.phase === Phase.PHASE_ENDED ? undefined : status.next_cue?.id)]);
     const phase = status.phase === Phase.PHASE_RUNNING ? 'running' : status.phase === Phase.PHASE_ENDED ? 'ended' : 'pre-show';
     return {

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { AdminClients, Clients } from '../../edge/clients.js';
-import { adminColumnRecord, adminCreateColumnBody } from '../v1/schemas/columns.js';
+import { adminColumnRecord, adminCreateColumnBody } from '../../wire/schemas/columns.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { statusRecord } from '../v1/schemas/runner.js';
-import { deliveriesQuery, deliveryRecord, listDeliveriesRequest, deliveryWithAttempts, webhookRecord } from '../v1/schemas/webhooks.js';
-import { actReply, columnJson, cueJson, deliveryJson, deliveryWithAttemptsJson, iso, orderChanged, webhookJson } from '../wire.js';
+import { statusRecord } from '../../wire/schemas/runner.js';
+import { deliveriesQuery, deliveryRecord, deliveryWithAttempts, webhookRecord } from '../../wire/schemas/webhooks.js';
+import { actReply, columnJson, cueJson, deliveryJson, deliveryWithAttemptsJson, iso, orderChanged, webhookJson } from '../../wire/records.js';
+import { listDeliveriesRequest } from '../../wire/requests.js';
 
 export function teamJson(t: Team) {
   return {

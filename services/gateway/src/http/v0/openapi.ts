@@ -1,7 +1,7 @@
 import { errorCatalogue, errorCodes, type ErrorCode } from '@rundown/shared';
 import type { PublicUrls } from '../../config.js';
 import type { RouteDef } from '../route.js';
-import { patchOutputMessageBody } from '../v1/schemas/output-message.js';
+import { patchOutputMessageBody } from '../../wire/schemas/output-message.js';
 import { z } from 'zod';
 import { V0_ACTIONS, V0_ADJUSTMENTS, V0_VISIBILITY } from './router.js';
 

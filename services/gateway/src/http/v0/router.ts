@@ -7,7 +7,7 @@ import type { RateLimiter } from '../../edge/rate-limiter.js';
 import { presentedToken } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/body.js';
 import { setRateLimitHeaders } from '../middleware/rate-limit.js';
-import { patchOutputMessageBody } from '../v1/schemas/output-message.js';
+import { patchOutputMessageBody } from '../../wire/schemas/output-message.js';
 
 export interface V0Options {
   clients: Clients;

@@ -3,7 +3,7 @@ import { AppError, roles } from '@rundown/shared';
 import type { Clients } from '../../edge/clients.js';
 import { RATE_WINDOW_SECONDS } from '../../edge/rate-limiter.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { single } from './schemas/common.js';
+import { single } from '../../wire/schemas/common.js';
 
 const authInfo = z.object({
   token_id: z.string(),

@@ -1,17 +1,9 @@
 import { z } from 'zod';
-import type { CellWrite } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { bulkCellsBody, cellPage, cellRecord, cellsQuery, cellWrite, type CellWriteBody } from './schemas/cells.js';
-import { cellJson } from '../wire.js';
-
-function cellWriteMessage(b: CellWriteBody): CellWrite {
-  return {
-    cue_id: b.cue_id,
-    column_id: b.column_id,
-    content: b.content_html !== undefined ? { $case: 'html', value: b.content_html } : { $case: 'text', value: b.content ?? '' },
-  };
-}
+import { bulkCellsBody, cellPage, cellRecord, cellsQuery, cellWrite } from '../../wire/schemas/cells.js';
+import { cellJson } from '../../wire/records.js';
+import { cellWriteMessage } from '../../wire/requests.js';
 
 const writeErrors = [
   'rundowns.not_found',

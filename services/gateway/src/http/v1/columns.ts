@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { columnRecord, createColumnBody, patchColumnBody, reorderColumnsBody } from './schemas/columns.js';
-import { columnJson, orderChanged, sideEffectsJson } from '../wire.js';
+import { columnRecord, createColumnBody, patchColumnBody, reorderColumnsBody } from '../../wire/schemas/columns.js';
+import { columnJson, orderChanged, sideEffectsJson } from '../../wire/records.js';
 
 /** RFC 7240: a DELETE answers 204, unless the client prefers to see what it caused. */
 const wantsRepresentation = (prefer: string | undefined) => /\breturn=representation\b/.test(prefer ?? '');

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { cueTypeNames } from '@rundown/shared';
-import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { includeList } from './schemas/rundowns.js';
+import { includeList } from '../../wire/schemas/rundowns.js';
 import {
   bulkCuesBody,
   createCueBody,
@@ -13,66 +11,9 @@ import {
   cueList,
   cueRecord,
   reorderCuesBody,
-  type BulkItemBody,
-  type CueBody,
-  type NewCueBody,
-  type PositionBody,
-} from './schemas/cues.js';
-import { cellJson, cueJson, sideEffectsJson } from '../wire.js';
-
-function positionMessage(p: PositionBody | undefined): Position | undefined {
-  if (!p) return undefined;
-  if ('before_cue_id' in p) return { target: { $case: 'before_cue_id', value: p.before_cue_id } };
-  if ('after_cue_id' in p) return { target: { $case: 'after_cue_id', value: p.after_cue_id } };
-  if ('start' in p) return { target: p.start === true ? { $case: 'start', value: true } : { $case: 'start_of_group', value: p.start } };
-  return { target: p.end === true ? { $case: 'end', value: true } : { $case: 'end_of_group', value: p.end } };
-}
-
-const shared = (b: CueBody) => ({
-  type: b.type && cueTypeNames.toProto(b.type),
-  title: b.title,
-  subtitle: b.subtitle,
-  duration_ms: b.duration_ms,
-  skip: b.skip,
-  auto_advance: b.auto_advance,
-  scheduled: b.scheduled,
-  position: positionMessage(b.position),
-});
-
-export function createCueMessage(b: CueBody): CreateCue {
-  return { ...shared(b), background_color: b.background_color ?? undefined, start_time: b.start_time ?? undefined };
-}
-
-function patchCueMessage(id: string, b: CueBody): PatchCue {
-  return {
-    id,
-    ...shared(b),
-    set_background_color: b.background_color !== undefined,
-    background_color: b.background_color ?? undefined,
-    set_start_time: b.start_time !== undefined,
-    start_time: b.start_time ?? undefined,
-  };
-}
-
-/** A cue of a rundown create body: cells keyed by column name; `children` on groups. */
-export function newCueMessage(cue: NewCueBody): NewCue {
-  const { cells = {}, children = [], ...fields } = cue;
-  return {
-    fields: createCueMessage(fields),
-    cells: Object.entries(cells).map(([column_name, value]) => ({
-      column_name,
-      content: typeof value === 'string' ? { $case: 'text', value } : { $case: 'html', value: value.content_html },
-    })),
-    children: children.map(newCueMessage),
-  };
-}
-
-/** A bulk item; a create takes `newId`, when given (see `HandlerInput.keyedId`). */
-function bulkItemMessage({ id, ...fields }: BulkItemBody, newId: string | undefined) {
-  return id === undefined
-    ? { op: { $case: 'create' as const, value: { ...createCueMessage(fields), ...(newId ? { id: newId } : {}) } } }
-    : { op: { $case: 'patch' as const, value: patchCueMessage(id, fields) } };
-}
+} from '../../wire/schemas/cues.js';
+import { cellJson, cueJson, sideEffectsJson } from '../../wire/records.js';
+import { bulkCueItemMessage, createCueMessage, patchCueMessage } from '../../wire/requests.js';
 
 const writeErrors = ['rundowns.not_found', 'cues.not_found', 'cues.prevent_edits'] as const;
 
@@ -191,7 +132,7 @@ export function cueRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
         // Each create of the batch its own id from the key and its place in the batch.
         const newId = (index: number) => keyedId('cue', `#${index}`);
         const { items, side_effects } = await clients.cues.bulkCues(
-          { rundown_id: params.id!, items: body.items.map((item, index) => bulkItemMessage(item, newId(index))) },
+          { rundown_id: params.id!, items: body.items.map((item, index) => bulkCueItemMessage(item, newId(index))) },
           caller,
         );
         return { data: { items: items.map(cueJson) }, sideEffects: sideEffectsJson(side_effects) };

@@ -1,21 +1,10 @@
 import { z } from 'zod';
-import type { MentionFields } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { bulkMentionsBody, createMentionBody, mentionRecord, patchMentionBody } from './schemas/mentions.js';
-import { mentionJson, sideEffectsJson } from '../wire.js';
-
-
-/** JSON fields → proto fields. */
-function fields(body: { name?: string | undefined; color?: string | undefined; description?: string | undefined }): MentionFields {
-  return {
-    name: body.name,
-    color: body.color,
-    description: body.description,
-  };
-}
-
+import { bulkMentionsBody, createMentionBody, mentionRecord, patchMentionBody } from '../../wire/schemas/mentions.js';
+import { mentionJson, sideEffectsJson } from '../../wire/records.js';
+import { mentionFields } from '../../wire/requests.js';
 /** Mention routes: HTTP ↔ gRPC mapping only; every rule lives in the rundown service. */
 export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
   return [
@@ -46,7 +35,7 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       errors: ['rundowns.not_found', 'mentions.name_conflict', 'mentions.too_many'],
       response: mentionRecord,
       handler: async ({ params, body, caller }) => {
-        const { mention, side_effects } = await clients.mentions.createMention({ rundown_id: params.id!, fields: fields(body) }, caller);
+        const { mention, side_effects } = await clients.mentions.createMention({ rundown_id: params.id!, fields: mentionFields(body) }, caller);
         return {
           data: mentionJson(mention!),
           location: `${urls.base}/rundowns/${params.id}/mentions/${mention!.id}`,
@@ -81,7 +70,7 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       response: mentionRecord,
       handler: async ({ params, body, caller }) => {
         const { mention, side_effects } = await clients.mentions.updateMention(
-          { rundown_id: params.id!, mention_id: params.mention_id!, fields: fields(body) },
+          { rundown_id: params.id!, mention_id: params.mention_id!, fields: mentionFields(body) },
           caller,
         );
         return { data: mentionJson(mention!), sideEffects: sideEffectsJson(side_effects) };
@@ -121,7 +110,7 @@ export function mentionRoutes(clients: Clients, urls: PublicUrls): RouteDef[] {
       response: z.object({ items: z.array(mentionRecord) }),
       handler: async ({ params, body, caller }) => {
         const { items, side_effects } = await clients.mentions.bulkMentions(
-          { rundown_id: params.id!, items: body.items.map(({ id, ...item }) => ({ id, fields: fields(item) })) },
+          { rundown_id: params.id!, items: body.items.map(({ id, ...item }) => ({ id, fields: mentionFields(item) })) },
           caller,
         );
         return { data: { items: items.map(mentionJson) }, sideEffects: sideEffectsJson(side_effects) };

@@ -1,7 +1,7 @@
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { outputMessageRecord, patchOutputMessageBody } from './schemas/output-message.js';
-import { outputMessageJson, sideEffectsJson } from '../wire.js';
+import { outputMessageRecord, patchOutputMessageBody } from '../../wire/schemas/output-message.js';
+import { outputMessageJson, sideEffectsJson } from '../../wire/records.js';
 
 
 const path = '/rundowns/{id}/output-message';

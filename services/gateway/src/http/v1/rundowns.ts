@@ -1,59 +1,13 @@
 import { z } from 'zod';
-import { limits, looksLikeId, rundownStatusNames, todDisplayFormatNames, type StoredRundownRecord } from '@rundown/shared';
-import { TodDisplayFormat, type CreateRundownRequest, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
+import { limits, looksLikeId, type StoredRundownRecord } from '@rundown/shared';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import type { RundownRecordReader } from '../../read-models/rundown-records.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { newCueMessage } from './cues.js';
-import { pageQuery } from './schemas/common.js';
-import { createRundownBody, patchRundownBody, type CreateRundownBody, rundownReadQuery, rundownRecord, type SettingsPatchBody } from './schemas/rundowns.js';
-import { cellJson, cueJson, rundownJson, sideEffectsJson } from '../wire.js';
-
-/** JSON merge patch (null resets) -> proto patch (reset flags). */
-function settingsPatchMessage(p: SettingsPatchBody | undefined): SettingsPatch | undefined {
-  if (p === undefined) return undefined;
-  const n = p.cue_numbering;
-  return {
-    cue_numbering: n
-      ? {
-          start_from: n.start_from ?? undefined,
-          reset_start_from: n.start_from === null,
-          prefix: n.prefix ?? undefined,
-          reset_prefix: n.prefix === null,
-          padding: n.padding ?? undefined,
-          reset_padding: n.padding === null,
-        }
-      : undefined,
-    reset_cue_numbering: n === null,
-    tod_display_format:
-      p.tod_display_format === undefined
-        ? undefined
-        : p.tod_display_format === null
-          ? TodDisplayFormat.TOD_DISPLAY_FORMAT_UNSPECIFIED
-          : todDisplayFormatNames.toProto(p.tod_display_format),
-  };
-}
-
-/**
- * A create body -> the create request (the one create path: POST /rundowns, and an import with
- * what it brings besides). `id`: the id derived from an Idempotency-Key, if any.
- */
-export function createRundownMessage(body: CreateRundownBody, id: string | undefined, extras?: Pick<CreateRundownRequest, 'mentions' | 'text_variables' | 'output_message'>): CreateRundownRequest {
-  return {
-    title: body.title,
-    timezone: body.timezone ?? undefined,
-    start_time: body.start_time ?? undefined,
-    status: body.status && rundownStatusNames.toProto(body.status),
-    settings: settingsPatchMessage(body.settings),
-    columns: body.columns ?? [],
-    cues: (body.cues ?? []).map(newCueMessage),
-    ...(id ? { id } : {}),
-    mentions: extras?.mentions ?? [],
-    text_variables: extras?.text_variables ?? [],
-    output_message: extras?.output_message,
-  };
-}
+import { pageQuery } from '../../wire/schemas/common.js';
+import { createRundownBody, patchRundownBody, type CreateRundownBody, rundownReadQuery, rundownRecord } from '../../wire/schemas/rundowns.js';
+import { cellJson, cueJson, rundownJson, sideEffectsJson } from '../../wire/records.js';
+import { createRundownMessage, patchRundownMessage } from '../../wire/requests.js';
 
 /** How many cells a create body brings, its groups' children included. */
 function cellsOf(body: CreateRundownBody): number {
@@ -152,16 +106,7 @@ export function rundownRoutes(clients: Clients, urls: PublicUrls, records?: Rund
       response: rundownRecord,
       handler: async ({ params, body, caller }) => {
         const { rundown: updated, side_effects } = await clients.rundown.updateRundown(
-          {
-            rundown_id: params.id!,
-            title: body.title,
-            set_timezone: body.timezone !== undefined,
-            timezone: body.timezone ?? undefined,
-            set_start_time: body.start_time !== undefined,
-            start_time: body.start_time ?? undefined,
-            status: body.status && rundownStatusNames.toProto(body.status),
-            settings_patch: settingsPatchMessage(body.settings),
-          },
+          patchRundownMessage(params.id!, body),
           caller,
         );
         return { data: rundownJson(updated!), sideEffects: sideEffectsJson(side_effects) };

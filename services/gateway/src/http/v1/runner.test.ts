@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countdownJson, type StatusJson } from '../wire.js';
+import { countdownJson, type StatusJson } from '../../wire/records.js';
 
 const at = (remainingMs: number, paused = false): StatusJson => ({
   server_time: 1_000_000,

@@ -1,9 +1,10 @@
 import type { Clients } from '../../edge/clients.js';
 import type { RunnerStatusReader } from '../../read-models/runner-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusRecord } from './schemas/runner.js';
-import { currentStatus } from '../status.js';
-import { actReply, countdownJson } from '../wire.js';
+import { adjustDurationBody, countdownRecord, jumpBody, noActionBody, statusRecord } from '../../wire/schemas/runner.js';
+import { currentStatus } from '../../read-models/current-status.js';
+import { actReply, countdownJson } from '../../wire/records.js';
+import { actRequest } from '../../wire/requests.js';
 
 type Verb = 'start' | 'pause' | 'next' | 'previous' | 'end';
 
@@ -22,16 +23,6 @@ const verbErrors: Record<Verb, ('runner.not_running' | 'runner.ended_cannot_star
   previous: ['runner.not_running', 'runner.no_previous_cue'],
   end: ['runner.not_running'],
 };
-
-type ActAction = NonNullable<Parameters<Clients['runner']['act']>[0]['action']>;
-
-/**
- * The runner's request for an action: with an Idempotency-Key, a `request_key` derived from it
- * (`keyedId`), so that a retry whose first attempt was applied but never answered changes nothing.
- */
-function actRequest(rundownId: string, action: ActAction, requestKey: string | undefined) {
-  return { rundown_id: rundownId, action, ...(requestKey ? { request_key: requestKey } : {}) };
-}
 
 /** The show runner's control surface (the token may come as ?token=). Mapping only. */
 export function runnerRoutes(clients: Clients, reader: RunnerStatusReader): RouteDef[] {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { bulkTextVariablesBody, createTextVariableBody, patchTextVariableBody, textVariableRecord } from './schemas/text-variables.js';
-import { sideEffectsJson, textVariableJson as variableJson } from '../wire.js';
+import { bulkTextVariablesBody, createTextVariableBody, patchTextVariableBody, textVariableRecord } from '../../wire/schemas/text-variables.js';
+import { sideEffectsJson, textVariableJson as variableJson } from '../../wire/records.js';
 
 
 const byKey = '/rundowns/{id}/text-variables/{key}';

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { REPORT_CSV_COLUMNS, reportCsv } from './timing.js';
-import type { ReportJson } from './schemas/timing.js';
+import type { ReportJson } from '../../wire/schemas/timing.js';
 
 const T = Date.UTC(2026, 6, 1, 18, 0, 0); // 20:00 in Berlin (summer time)
 

@@ -4,8 +4,8 @@ import { DateTime } from 'luxon';
 import type { Report } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { reportListRecord, reportRecord, timingRecord, type ReportJson } from './schemas/timing.js';
-import { orNull, reportJson, timingJson } from '../wire.js';
+import { reportListRecord, reportRecord, timingRecord, type ReportJson } from '../../wire/schemas/timing.js';
+import { orNull, reportJson, timingJson } from '../../wire/records.js';
 
 export const REPORT_CSV_COLUMNS = [
   'row',

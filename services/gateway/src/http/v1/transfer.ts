@@ -7,10 +7,10 @@ import type { PublicUrls } from '../../config.js';
 import { CSV_FIELDS, documentCsv, planCsvImport } from '../../transfer/csv.js';
 import { buildDocument, planJsonImport, rundownDocumentInput, rundownDocumentRecord, type ImportPlan, type RundownDocumentInput } from '../../transfer/document.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { createRundownMessage } from './rundowns.js';
-import { maxChars, single, timezone } from './schemas/common.js';
-import { rundownRecord } from './schemas/rundowns.js';
-import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, sideEffectsJson, textVariableJson } from '../wire.js';
+import { maxChars, single, timezone } from '../../wire/schemas/common.js';
+import { rundownRecord } from '../../wire/schemas/rundowns.js';
+import { columnJson, cueJson, mentionJson, outputMessageJson, rundownJson, sideEffectsJson, textVariableJson } from '../../wire/records.js';
+import { createRundownMessage } from '../../wire/requests.js';
 
 /** `Accept` negotiation: CSV when the client prefers text/csv to JSON, JSON otherwise (also for `*\/*` or no Accept). */
 const wantsCsv = (req: Request) => req.accepts(['application/json', 'text/csv']) === 'text/csv';

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { deliveryJson, deliveryWithAttemptsJson, webhookJson } from '../wire.js';
-import { createWebhookBody, deliveriesQuery, deliveryRecord, listDeliveriesRequest, deliveryWithAttempts, patchWebhookBody, webhookRecord, webhookWithSecret } from './schemas/webhooks.js';
+import { deliveryJson, deliveryWithAttemptsJson, webhookJson } from '../../wire/records.js';
+import { listDeliveriesRequest } from '../../wire/requests.js';
+import { createWebhookBody, deliveriesQuery, deliveryRecord, deliveryWithAttempts, patchWebhookBody, webhookRecord, webhookWithSecret } from '../../wire/schemas/webhooks.js';
 
 const ERRORS_OF_ONE = ['webhooks.not_found'] as const;
 

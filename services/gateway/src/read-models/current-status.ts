@@ -1,7 +1,7 @@
 import type { Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
-import type { RunnerStatusReader } from '../read-models/runner-status.js';
-import { statusJson, storedStatusJson, type StatusJson } from './wire.js';
+import type { RunnerStatusReader } from './runner-status.js';
+import { statusJson, storedStatusJson, type StatusJson } from '../wire/records.js';
 
 /** The status now: the read model when it has the rundown, else the runner (which fills the read model). */
 export async function currentStatus(

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createLogger, errorCatalogue } from '@rundown/shared';
 import { McpTools } from './server.js';
 import { mcpReference, routeKey, TOOLS } from './tools.js';
-import { testRoutes, testUrls } from '../http/routes.fixture.js';
+import { testRoutes, testUrls } from '../routes.fixture.js';
 
 const urls = testUrls;
 const routes = testRoutes;

@@ -15,12 +15,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, knownErrorOf, type Logger } from '@rundown/shared';
-import { callerOf, type Principal } from '../edge/authenticator.js';
-import type { PublicUrls } from '../config.js';
-import { problemJsonSchema } from '../http/openapi.js';
-import { problemDocument } from '../http/problem.js';
-import { defineRoute, type Reply, type RouteDef } from '../http/route.js';
-import { malformedParam, roleRefusal, validatedInput } from '../http/router.js';
+import { callerOf, type Principal } from '../../edge/authenticator.js';
+import type { PublicUrls } from '../../config.js';
+import { problemJsonSchema } from '../openapi.js';
+import { problemDocument } from '../problem.js';
+import { defineRoute, type Reply, type RouteDef } from '../route.js';
+import { malformedParam, roleRefusal, validatedInput } from '../router.js';
 import { checkedArgs, ownArgsSchema, routeKey, TOOLS, toolDescription, type RouteCall, type RouteKey, type ToolSpec } from './tools.js';
 
 export const MCP_PATH = '/mcp';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryStateNames, limits } from '@rundown/shared';
+import { limits } from '@rundown/shared';
 import { idRef, pageQuery, single, UNSTATED_RULE } from './common.js';
 
 /** What an endpoint may subscribe to (§11): §7's names plus status and timing, or "*". */
@@ -44,11 +44,6 @@ export const webhookWithSecret = webhookRecord.extend({ secret: z.string().meta(
 export const deliveryStates = ['pending', 'delivered', 'failed'] as const;
 
 export const deliveriesQuery = pageQuery.extend({ state: single(z.enum(deliveryStates)).optional() });
-
-/** The deliveries list request of an endpoint for a parsed `deliveriesQuery` (the v1 route and the admin listener's). */
-export function listDeliveriesRequest(webhookId: string, query: z.output<typeof deliveriesQuery>) {
-  return { webhook_id: webhookId, state: query.state ? deliveryStateNames.toProto(query.state) : 0, limit: query.limit ?? 0, cursor: query.cursor ?? '' };
-}
 
 export const attemptRecord = z.object({
   at: z.iso.datetime(),

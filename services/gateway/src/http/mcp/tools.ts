@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { AppError, errorCatalogue, type ErrorCode } from '@rundown/shared';
-import type { PublicUrls } from '../config.js';
-import type { Method, Reply, RouteDef } from '../http/route.js';
-import { toIssues } from '../http/route.js';
-import { cellRecord } from '../http/v1/schemas/cells.js';
-import { countdownRecord } from '../http/v1/schemas/runner.js';
-import { countdownJson, type StatusJson } from '../http/wire.js';
+import type { PublicUrls } from '../../config.js';
+import type { Method, Reply, RouteDef } from '../route.js';
+import { toIssues } from '../route.js';
+import { cellRecord } from '../../wire/schemas/cells.js';
+import { countdownRecord } from '../../wire/schemas/runner.js';
+import { countdownJson, type StatusJson } from '../../wire/records.js';
 
 /** A route of the v1 table, named as the table names it: `get /rundowns/{id}/status`. */
 export type RouteKey = `${Method} ${string}`;

@@ -1,16 +1,12 @@
-import { timingJson as sharedTimingJson, columnTypeNames, countdownParts, deliveryStateNames, cueTypeNames, playEndNames, remainingMs, rundownStatusNames, runnerPhaseNames, skippedByNames, todDisplayFormatNames, type StoredRunnerStatus } from '@rundown/shared';
+import { mentionJson, outputMessageJson, textVariableJson, timingJson as sharedTimingJson, columnTypeNames, countdownParts, deliveryStateNames, cueTypeNames, playEndNames, remainingMs, rundownStatusNames, runnerPhaseNames, skippedByNames, todDisplayFormatNames, type StoredRunnerStatus } from '@rundown/shared';
 import type { Cell } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { Column, ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
-import type { Mention } from '@rundown/shared/proto/rundown/rundown/v1/mentions';
-import type { OutputMessage } from '@rundown/shared/proto/rundown/rundown/v1/output_message_record';
 import type { CueOrderNode, Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RundownField, type SideEffect } from '@rundown/shared/proto/rundown/rundown/v1/side_effects';
-import type { TextVariable } from '@rundown/shared/proto/rundown/rundown/v1/text_variables';
 import type { Delivery, Endpoint } from '@rundown/shared/proto/rundown/webhooks/v1/webhooks';
 import type { ActResponse, Report, SideEffect as SideEffectMessage, Status, Timing } from '@rundown/shared/proto/rundown/runner/v1/runner';
-import type { SideEffect as EnvelopeSideEffect } from './envelope.js';
-import type { ReportJson, TimingJson } from './v1/schemas/timing.js';
+import type { ReportJson, TimingJson } from './schemas/timing.js';
 
 /**
  * The gateway's wire mappers: proto messages → the JSON records of docs/api-decisions.md#records (nulls
@@ -52,7 +48,13 @@ const rundownFieldNames: Record<number, string> = {
 };
 
 /** A side effect as `meta.side_effects` lists it (docs/api-decisions.md#envelope): `{ type, ... }`. */
-export function sideEffectJson({ effect }: SideEffect): { type: string; [key: string]: unknown } {
+export interface SideEffectJson {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** A rundown service's side effect as `meta.side_effects` lists it. */
+export function sideEffectJson({ effect }: SideEffect): SideEffectJson {
   switch (effect?.$case) {
     case 'rundown_changed': {
       const { rundown_id, changed, column_order } = effect.value;
@@ -78,17 +80,8 @@ export function columnJson(c: Column) {
   return { id: c.id, name: c.name, type: columnTypeNames.fromProto(c.type)!, created_at: iso(c.created_at), updated_at: iso(c.updated_at) };
 }
 
-export function mentionJson(m: Mention) {
-  return { id: m.id, name: m.name, color: m.color, description: m.description, created_at: iso(m.created_at), updated_at: iso(m.updated_at) };
-}
-
-export function textVariableJson(v: TextVariable) {
-  return { key: v.key, value: v.value, created_at: iso(v.created_at), updated_at: iso(v.updated_at) };
-}
-
-export function outputMessageJson(m: OutputMessage) {
-  return { text: m.text, visible: m.visible, color: m.color, bold: m.bold, underline: m.underline, updated_at: m.updated_at ? m.updated_at.toISOString() : null };
-}
+/** The mention, text variable and output message records: the shared library's, which the §7 event data carries too. */
+export { mentionJson, outputMessageJson, textVariableJson };
 
 export function rundownJson(r: Rundown) {
   return {
@@ -176,7 +169,7 @@ export function countdownJson(status: StatusJson) {
   };
 }
 
-function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): EnvelopeSideEffect {
+function runnerSideEffectJson(rundownId: string, m: SideEffectMessage): SideEffectJson {
   const e = m.effect;
   switch (e?.$case) {
     case 'timesnap':
