@@ -180,7 +180,7 @@ export class FanOut {
             last = events[events.length - 1]!.id;
             start = `(${last}`;
             for (const streamed of events) {
-              const base = outgoing(streamed.event);
+              const base = this.outgoingOf(streamed, rundownId);
               if (base) made.push(...this.deliveriesOf(streamed, rundownId, receivers, [base], traceparent));
               if (base && RETIMING_EVENTS.has(base.name)) retimed = streamed;
             }
@@ -263,6 +263,19 @@ export class FanOut {
     const digest = timingDigest(timing);
     if (sameTiming(sentDigest, digest)) return undefined;
     return { outgoing: { name: 'timing', type: 'timing.changed', data: timing }, digest };
+  }
+
+  /**
+   * The webhook an event makes. An event its mapper cannot read (a record without its stamps: no
+   * producer writes one) is logged and passed over: it would otherwise stop its rundown's fan-out for good.
+   */
+  private outgoingOf(streamed: StreamedEvent, rundownId: string): Outgoing | undefined {
+    try {
+      return outgoing(streamed.event);
+    } catch (err) {
+      this.logger.error({ err: (err as Error).message, rundown_id: rundownId, event_id: streamed.id }, 'an event that cannot be read was passed over');
+      return undefined;
+    }
   }
 
   /** The deliveries of what an event makes, one per endpoint that subscribes and existed when it occurred. */
