@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
-import { counter, createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster } from '@rundown/shared';
+import { counter, createClient, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster } from '@rundown/shared/core';
 import { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';

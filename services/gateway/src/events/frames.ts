@@ -1,5 +1,5 @@
 import { EventBuffer } from 'better-sse';
-import { cueDeadline, statusEventJson, type Event } from '@rundown/shared';
+import { cueDeadline, statusEventJson, type Event } from '@rundown/shared/core';
 import { Change, type Cell } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';

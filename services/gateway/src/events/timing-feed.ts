@@ -1,4 +1,4 @@
-import type { CallerContext, Logger } from '@rundown/shared';
+import type { CallerContext, Logger } from '@rundown/shared/core';
 import type { Clients } from '../edge/clients.js';
 import type { TimingJson } from '../http/v1/schemas/timing.js';
 import { jsonFrame } from './frames.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, limits, textToHtml, type Issue } from '@rundown/shared';
+import { AppError, limits, textToHtml, type Issue } from '@rundown/shared/core';
 import { cellRecord } from '../http/v1/schemas/cells.js';
 import { columnRecord, columnTypes } from '../http/v1/schemas/columns.js';
 import { color, epochMs, maxChars, timezone, UNSTATED_RULE } from '../http/v1/schemas/common.js';

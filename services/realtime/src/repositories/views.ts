@@ -1,4 +1,4 @@
-import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type PromiseClient, type RedisClient } from '@rundown/shared';
+import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type PromiseClient, type RedisClient } from '@rundown/shared/core';
 import type { CueServiceService } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { RundownServiceService } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { Phase, type RunnerServiceService } from '@rundown/shared/proto/rundown/runner/v1/runner';

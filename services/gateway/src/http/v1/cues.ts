@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cueTypeNames } from '@rundown/shared';
+import { cueTypeNames } from '@rundown/shared/core';
 import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { PublicUrls } from '../../config.js';
 import type { Clients } from '../../edge/clients.js';

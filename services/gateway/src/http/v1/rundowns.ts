@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits, looksLikeId, rundownStatusNames, todDisplayFormatNames, type StoredRundownRecord } from '@rundown/shared';
+import { limits, looksLikeId, rundownStatusNames, todDisplayFormatNames, type StoredRundownRecord } from '@rundown/shared/core';
 import { TodDisplayFormat, type CreateRundownRequest, type SettingsPatch } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
