@@ -3,7 +3,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDemo, type Demo } from './demo.js';
-import { grpcHealth, httpReady, waitForReady, type ReadinessTarget } from './health.js';
+import { grpcHealth, httpReady, listening, waitForReady, type ReadinessTarget } from './health.js';
 import { ensurePostgres, ensureRedis, type Endpoint } from './infra.js';
 import { loadSecrets } from './secrets.js';
 import {
@@ -157,13 +157,14 @@ export async function launch(options: LaunchOptions): Promise<void> {
       throw giveUpError(g);
     });
 
-    // 5. Readiness: gRPC health for the gRPC services, /readyz for the gateway.
+    // 5. Readiness: gRPC health for the gRPC services, /readyz for the gateway, each asked once its
+    // port accepts connections.
     const targets: ReadinessTarget[] = SERVICES.map((service) => ({
       name: service.name,
       probe:
         service.ready === 'http'
-          ? () => httpReady(`${publicUrl(ports)}/readyz`)
-          : () => grpcHealth(`${HOST}:${grpcPort(ports, service.name)}`),
+          ? async () => (await listening(HOST, ports.http)) ?? httpReady(`${publicUrl(ports)}/readyz`)
+          : async () => (await listening(HOST, grpcPort(ports, service.name))) ?? grpcHealth(`${HOST}:${grpcPort(ports, service.name)}`),
     }));
     const explain = (name: string): string =>
       `  last output of ${name}:\n${indent(running.lastOutput(name) || '(nothing yet)', '    ')}`;
