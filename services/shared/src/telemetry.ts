@@ -104,9 +104,7 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const metricsPort = metricsOff ? 0 : Number(process.env.METRICS_PORT || 0);
   if (metricsPort > 0) {
     const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
-    // The exporters pin their own patch of sdk-metrics: same API, separate declarations of private fields.
-    const prometheus = new PrometheusExporter({ port: metricsPort, ...(process.env.METRICS_HOST ? { host: process.env.METRICS_HOST } : {}) });
-    readers.push(prometheus as unknown as MetricReader);
+    readers.push(new PrometheusExporter({ port: metricsPort, ...(process.env.METRICS_HOST ? { host: process.env.METRICS_HOST } : {}) }));
   }
   if (!metricsOff && (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)) {
     const interval = Number(process.env.OTEL_METRIC_EXPORT_INTERVAL || 60_000);
