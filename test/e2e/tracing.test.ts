@@ -94,7 +94,6 @@ describe('traces', () => {
     // Up to 15 s: on a loaded machine a service's batch can lag well behind the answer.
     for (let i = 0; i < 150; i++) {
       trace = spans.filter((s) => s.traceId.toLowerCase() === traceId);
-      const services = new Set(trace.map((s) => s.service));
       // Each process exports in batches on its own timer: wait for the gateway's SERVER span too, not
       // only its first (a Redis span may arrive a batch ahead of the request's).
       const gatewayServer = trace.some((s) => s.service === 'gateway' && s.kind === 2);
