@@ -26,6 +26,31 @@ module.exports = {
       to: { path: '^services/(?!shared/)' },
     },
     {
+      name: 'stateless-services-load-no-database-layer',
+      severity: 'error',
+      comment:
+        'The gateway and realtime keep no data: they import the library through @rundown/shared/core, never its index, db.ts or the outbox writer (TypeORM and pg were a fifth of their start-up).',
+      from: { path: '^services/(gateway|realtime)/' },
+      to: { path: '^services/shared/src/(index|db)\\.ts$|^services/shared/src/outbox/outbox\\.ts$' },
+    },
+    {
+      name: 'library-core-loads-no-database-layer',
+      severity: 'error',
+      comment: 'What @rundown/shared/core reaches leaves the database layer (TypeORM, pg) to db.ts and the outbox writer (types aside).',
+      from: { path: '^services/shared/src/', pathNot: '^services/shared/src/(index|db)\\.ts$|^services/shared/src/outbox/outbox\\.ts$|\\.test\\.ts$' },
+      to: {
+        path: '^services/shared/src/(index|db)\\.ts$|^services/shared/src/outbox/outbox\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'migrations-load-only-migrations',
+      severity: 'error',
+      comment: 'The launcher loads every service\'s migrations to see which are pending: they import each other and the outbox\'s migrations (@rundown/shared/outbox-migrations) alone.',
+      from: { path: '^services/[^/]+/src/migrations/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^services/', pathNot: ['^services/[^/]+/src/migrations/', '^services/shared/src/outbox/migration\\.ts$'] },
+    },
+    {
       name: 'domain-and-repositories-import-nothing-above',
       severity: 'error',
       comment: 'The layers run down: main -> app/wiring -> grpc (http, socket), clients, events, jobs -> domain -> repositories; nothing below imports what is above it.',

@@ -17,6 +17,7 @@ export interface BenchEntry {
 }
 
 export const BENCHES: BenchEntry[] = [
+  { name: 'startup', script: 'startup.ts', what: 'npm start built and migrated: spawn -> ready against 7 bare node processes; CPU per service up to ready' },
   { name: 'latency', script: 'rundown-latency.ts', what: 'start-up time; sequential GET /v1/rundowns/:id' },
   { name: 'edge', script: 'edge.ts', what: 'healthz, GET /v1/auth, GET /v1/rundowns/:id under load against bare Express 5' },
   { name: 'runner', script: 'runner.ts', what: 'action:next, delayed-job lateness, GET /status against bare Express 5' },

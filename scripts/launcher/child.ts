@@ -38,6 +38,8 @@ export interface RunningSystem {
   stop(): Promise<void>;
   /** The launcher's exit code once it has exited (null before). */
   exitCode(): number | null;
+  /** What the launcher printed lately (its last few hundred chunks of output). */
+  output(): string;
 }
 
 const root = resolve(import.meta.dirname, '../..');
@@ -146,6 +148,7 @@ export async function startSystem(options: {
     ready,
     startupMs: Date.now() - started,
     exitCode: () => child.exitCode,
+    output: () => output.join(''),
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGINT');

@@ -1,5 +1,5 @@
 // Readiness probes: the standard gRPC health check for gRPC services, GET /readyz for the gateway.
-import { Client, credentials } from '@grpc/grpc-js';
+import { connect } from 'node:net';
 import { LauncherError, errorMessage, log, sleep } from './util.js';
 
 const HEALTH_CHECK = '/grpc.health.v1.Health/Check';
@@ -52,8 +52,12 @@ export function decodeHealthStatus(buf: Buffer): number {
 /** HealthCheckRequest with `service: ""` (the whole server) encodes to zero bytes. */
 const EMPTY_REQUEST = Buffer.alloc(0);
 
-/** undefined when SERVING, else why not. A fresh channel per probe avoids grpc-js reconnect backoff. */
-export function grpcHealth(address: string, timeoutMs = 1000): Promise<string | undefined> {
+/**
+ * undefined when SERVING, else why not. A fresh channel per probe avoids grpc-js reconnect backoff.
+ * grpc-js is loaded on the first probe, once the services are starting, not before them.
+ */
+export async function grpcHealth(address: string, timeoutMs = 1000): Promise<string | undefined> {
+  const { Client, credentials } = await import('@grpc/grpc-js');
   const client = new Client(address, credentials.createInsecure());
   return new Promise((resolve) => {
     client.makeUnaryRequest<Buffer, number>(
@@ -83,6 +87,24 @@ export async function httpReady(url: string, timeoutMs = 1000): Promise<string |
     const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
     return `GET ${url}: ${errorMessage(cause)}`;
   }
+}
+
+/**
+ * undefined when something accepts TCP connections on host:port, else why not. A refused connection
+ * costs next to nothing where a gRPC channel or an HTTP client made for each probe of a process still
+ * loading its modules did (a share of the launcher's CPU while the services, on the same cores, start).
+ */
+export function listening(host: string, port: number, timeoutMs = 1000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: timeoutMs });
+    const done = (reason: string | undefined) => {
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.once('connect', () => done(undefined));
+    socket.once('timeout', () => done(`no answer on ${host}:${port} in ${timeoutMs} ms`));
+    socket.once('error', (error) => done(`nothing listens on ${host}:${port} yet (${errorMessage(error)})`));
+  });
 }
 
 export interface ReadinessTarget {

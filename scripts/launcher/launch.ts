@@ -1,8 +1,9 @@
 // The whole start-up, in order: ports, data folder, PostgreSQL, Redis, secrets, migrations,
 // services, readiness, demo team, banner; and the orderly way down on Ctrl-C / SIGTERM.
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { ensureDemo, type Demo } from './demo.js';
-import { grpcHealth, httpReady, waitForReady, type ReadinessTarget } from './health.js';
+import { grpcHealth, httpReady, listening, waitForReady, type ReadinessTarget } from './health.js';
 import { ensurePostgres, ensureRedis, type Endpoint } from './infra.js';
 import { loadSecrets } from './secrets.js';
 import {
@@ -18,7 +19,7 @@ import {
   type ServiceContext,
 } from './services.js';
 import { ensureBuilt } from './build.js';
-import { planMigrations } from './migrations.js';
+import { migrationsModuleOf, planMigrations } from './migrations.js';
 import { checkEntryPoints, runMigrations, startServices, type GiveUp, type ProcessSpec } from './supervise.js';
 import {
   Cleanup,
@@ -32,6 +33,7 @@ import {
   runModeOf,
   serviceCommand,
   redactUrl,
+  REPO_ROOT,
   writeLine,
 } from './util.js';
 
@@ -130,15 +132,23 @@ export async function launch(options: LaunchOptions): Promise<void> {
       color: service.color,
     }));
 
-    // 3. Migrations, all at once (each service migrates only its own schema); a service whose last
-    // migrate ran here with the same sources (any start after the first) is not started for nothing.
+    // 3. Migrations, all at once (each service migrates only its own schema), for the services with
+    // a migration their schema does not record yet: the others are not started for nothing.
     const migratable = SERVICES.flatMap((service, i) => (service.migrate && specs[i] ? [specs[i]] : []));
-    const plan = await step(planMigrations(dataDir, migratable.map((spec) => spec.name), postgres.url));
-    const migrating = migratable.filter((spec) => plan.needed.includes(spec.name));
-    if (migrating.length < migratable.length) log(`migrations already applied: ${migratable.filter((spec) => !plan.needed.includes(spec.name)).map((spec) => spec.name).join(', ')}`);
-    await runMigrations(migrating, aborted.signal);
+    const plan = await step(
+      planMigrations(
+        postgres.url,
+        migratable.map((spec) => ({ name: spec.name, module: migrationsModuleOf(path.join(REPO_ROOT, spec.entry)) })),
+      ),
+    );
     if (stopping) return;
-    await plan.record(migrating.map((spec) => spec.name));
+    if (plan.current.length > 0) log(`migrations already applied: ${plan.current.join(', ')}`);
+    for (const { name, why } of plan.needed) log(`migrating ${name} (${why})`);
+    await runMigrations(
+      migratable.filter((spec) => plan.needed.some((needed) => needed.name === spec.name)),
+      aborted.signal,
+    );
+    if (stopping) return;
 
     // 4. Services, supervised; stopping them is the last cleanup registered, so it runs first.
     const running = startServices(specs);
@@ -147,13 +157,14 @@ export async function launch(options: LaunchOptions): Promise<void> {
       throw giveUpError(g);
     });
 
-    // 5. Readiness: gRPC health for the gRPC services, /readyz for the gateway.
+    // 5. Readiness: gRPC health for the gRPC services, /readyz for the gateway, each asked once its
+    // port accepts connections.
     const targets: ReadinessTarget[] = SERVICES.map((service) => ({
       name: service.name,
       probe:
         service.ready === 'http'
-          ? () => httpReady(`${publicUrl(ports)}/readyz`)
-          : () => grpcHealth(`${HOST}:${grpcPort(ports, service.name)}`),
+          ? async () => (await listening(HOST, ports.http)) ?? httpReady(`${publicUrl(ports)}/readyz`)
+          : async () => (await listening(HOST, grpcPort(ports, service.name))) ?? grpcHealth(`${HOST}:${grpcPort(ports, service.name)}`),
     }));
     const explain = (name: string): string =>
       `  last output of ${name}:\n${indent(running.lastOutput(name) || '(nothing yet)', '    ')}`;

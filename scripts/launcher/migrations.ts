@@ -1,84 +1,83 @@
-// Which services' `migrate` can be skipped: a start on a machine that already ran them would spend a
-// whole process start per service (node, telemetry, the service's modules: most of a start's CPU)
-// on finding nothing to apply.
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+// Which services' `migrate` has anything to do. Starting a migrate process costs a whole service
+// start (node, telemetry, TypeORM, the service's modules: seconds of CPU on a busy machine) even when
+// it finds nothing to apply, so the launcher first asks the database: each service's migrations are
+// read from its own migrations module (the list its `migrate` hands TypeORM), and the names TypeORM
+// recorded in the service's schema (`<schema>.migrations`) are read over one connection. A service is
+// migrated when any of its migrations is not recorded there, when the table is missing, and whenever
+// the answer is in doubt (the module or the database could not be read): migrating is always correct.
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { newestMtime } from './build.js';
-import { REPO_ROOT, writeFileAtomic } from './util.js';
+import { errorMessage } from './util.js';
 
-/** In DATA_DIR: per service, what its last successful `migrate` ran against and left applied. */
-const STAMP = 'migrated.json';
-
-interface Migrated {
-  /** Which database (a hash of its URL). */
-  database: string;
-  /** The newest modification time of the service's and the shared library's sources then. */
-  sources: number;
-  /** The migrations its schema's table (TypeORM's `migrations`) held right after. */
-  names: string[];
+export interface MigratingService {
+  /** Its name, also its schema. */
+  name: string;
+  /** Its migrations module (absolute path), exporting `migrations`: the classes `<service> migrate` applies. */
+  module: string;
 }
 
-const databaseOf = (url: string): string => createHash('sha256').update(url).digest('hex');
-/** Migrations are defined in the service's sources and the shared library's (the outbox's). */
-const sourcesOf = (service: string): number =>
-  Math.max(newestMtime(path.join(REPO_ROOT, 'services', service, 'src')), newestMtime(path.join(REPO_ROOT, 'services', 'shared', 'src')));
-
-async function readStamp(dataDir: string): Promise<Record<string, Migrated>> {
-  try {
-    const parsed: unknown = JSON.parse(await readFile(path.join(dataDir, STAMP), 'utf8'));
-    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, Migrated>) : {};
-  } catch {
-    return {};
-  }
+export interface MigrationPlan {
+  /** The services to migrate, each with why. */
+  needed: { name: string; why: string }[];
+  /** The services whose every migration is recorded in their schema. */
+  current: string[];
 }
 
-/** The names TypeORM recorded in `<schema>.migrations`; undefined when there is no such table or no answer. */
-async function appliedNames(databaseUrl: string, schema: string): Promise<string[] | undefined> {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
+/** A service's migrations module, beside its entry point (`dist/main.js` -> `dist/migrations/index.js`). */
+export function migrationsModuleOf(entry: string): string {
+  return path.join(path.dirname(entry), 'migrations', `index${path.extname(entry)}`);
+}
+
+/** The names TypeORM records for the migrations a module lists (a migration's `name`, else its class name). */
+export async function definedMigrations(module: string): Promise<string[]> {
+  const loaded = (await import(pathToFileURL(module).href)) as { migrations?: unknown };
+  if (!Array.isArray(loaded.migrations)) throw new Error(`${module} exports no \`migrations\` list`);
+  return loaded.migrations.map((migration: new () => { name?: string }) => new migration().name ?? migration.name);
+}
+
+const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+export async function planMigrations(databaseUrl: string, services: readonly MigratingService[]): Promise<MigrationPlan> {
+  if (services.length === 0) return { needed: [], current: [] };
+  const defined = await Promise.all(
+    services.map((service) => definedMigrations(service.module).then((names) => ({ names }), (error: unknown) => ({ error: errorMessage(error) }))),
+  );
+  const recorded = new Map<string, Set<string> | string>();
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000, application_name: 'launcher' });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const { rows } = await client.query<{ name: string }>(`SELECT name FROM "${schema.replaceAll('"', '""')}".migrations`);
-    return rows.map((row) => row.name);
-  } catch {
-    return undefined;
+    // One round trip for which schemas have the table, one per schema that has it.
+    const { rows } = await client.query<{ schema: string; present: boolean }>(
+      `SELECT s AS schema, to_regclass(format('%I.migrations', s)) IS NOT NULL AS present FROM unnest($1::text[]) AS s`,
+      [services.map((service) => service.name)],
+    );
+    for (const row of rows) {
+      if (!row.present) {
+        recorded.set(row.schema, 'no migrations table yet');
+        continue;
+      }
+      const names = await client.query<{ name: string }>(`SELECT name FROM ${quoteIdent(row.schema)}.migrations`);
+      recorded.set(row.schema, new Set(names.rows.map((r) => r.name)));
+    }
+  } catch (error) {
+    for (const service of services) if (!recorded.has(service.name)) recorded.set(service.name, `the database did not say (${errorMessage(error)})`);
   } finally {
     await client.end().catch(() => undefined);
   }
-}
 
-/**
- * Which of `services` need their `migrate`: all but those whose last `migrate` ran against this
- * database with the sources as they are now (no migration added or changed since), and whose
- * schema still records everything that left applied. Anything else (another database, an edited
- * source, a dropped schema, no stamp) keeps the service in the list: migrating is always correct.
- * `record` then notes the ones that migrated successfully, with the sources read here, before they ran.
- */
-export async function planMigrations(
-  dataDir: string,
-  services: readonly string[],
-  databaseUrl: string,
-): Promise<{ needed: string[]; record: (migrated: readonly string[]) => Promise<void> }> {
-  const stamp = await readStamp(dataDir);
-  const database = databaseOf(databaseUrl);
-  const sources = new Map(services.map((service) => [service, sourcesOf(service)]));
-  const current = await Promise.all(
-    services.map(async (service) => {
-      const last = stamp[service];
-      if (last === undefined || last.database !== database || last.sources !== sources.get(service) || !Array.isArray(last.names)) return false;
-      const applied = await appliedNames(databaseUrl, service);
-      return applied !== undefined && last.names.every((name) => applied.includes(name));
-    }),
-  );
-  const record = async (migrated: readonly string[]) => {
-    if (migrated.length === 0) return;
-    for (const service of migrated) {
-      const names = await appliedNames(databaseUrl, service);
-      if (names !== undefined) stamp[service] = { database, sources: sources.get(service)!, names };
+  const plan: MigrationPlan = { needed: [], current: [] };
+  services.forEach((service, i) => {
+    const mine = defined[i]!;
+    const applied = recorded.get(service.name) ?? 'the database did not say';
+    if ('error' in mine) plan.needed.push({ name: service.name, why: `its migrations could not be read (${mine.error})` });
+    else if (typeof applied === 'string') plan.needed.push({ name: service.name, why: applied });
+    else {
+      const pending = mine.names.filter((name) => !applied.has(name));
+      if (pending.length > 0) plan.needed.push({ name: service.name, why: `pending: ${pending.join(', ')}` });
+      else plan.current.push(service.name);
     }
-    await writeFileAtomic(path.join(dataDir, STAMP), `${JSON.stringify(stamp, null, 2)}\n`);
-  };
-  return { needed: services.filter((_, i) => !current[i]), record };
+  });
+  return plan;
 }

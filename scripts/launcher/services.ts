@@ -206,6 +206,9 @@ export function addresses(ports: Ports): Record<string, string> {
 export function serviceEnv(service: ServiceSpec, ctx: ServiceContext): Record<string, string> {
   const adminPort = ctx.ports.adminGrpc[service.name];
   return {
+    // A service keeps no DATABASE_URL of the launcher's own environment unless its row gives it one: one
+    // without it (the gateway, realtime) neither loads pg nor instruments it (services/shared/src/telemetry.ts).
+    DATABASE_URL: '',
     ...addresses(ctx.ports),
     LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
     NODE_ENV: 'development',

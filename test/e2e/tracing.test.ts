@@ -94,11 +94,11 @@ describe('traces', () => {
     // Up to 15 s: on a loaded machine a service's batch can lag well behind the answer.
     for (let i = 0; i < 150; i++) {
       trace = spans.filter((s) => s.traceId.toLowerCase() === traceId);
-      const services = new Set(trace.map((s) => s.service));
       // Each process exports in batches on its own timer: wait for the gateway's SERVER span too, not
       // only its first (a Redis span may arrive a batch ahead of the request's).
       const gatewayServer = trace.some((s) => s.service === 'gateway' && s.kind === 2);
-      if (gatewayServer && services.has('rundown') && trace.some((s) => s.service === 'rundown' && /INSERT|pg|postgres/i.test(s.name))) break;
+      const rundown = trace.filter((s) => s.service === 'rundown');
+      if (gatewayServer && rundown.some((s) => /INSERT|pg|postgres/i.test(s.name)) && rundown.some(isRedis)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const byService = (name: string) => trace.filter((s) => s.service === name);
@@ -115,6 +115,8 @@ describe('traces', () => {
     expect(byService('gateway').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 3 /* CLIENT */)).toBe(true);
     expect(byService('rundown').some((s) => s.name.includes('rundown.rundown.v1.RundownService/CreateRundown') && s.kind === 2)).toBe(true);
     expect(byService('rundown').some((s) => /INSERT|pg/i.test(s.name))).toBe(true);
+    // Its Redis commands too (the instrumented client libraries: gRPC, pg, ioredis, each patched when loaded).
+    expect(byService('rundown').some(isRedis), JSON.stringify(byService('rundown').map((s) => s.name))).toBe(true);
     // A pool checkout makes no span of its own beside its query's.
     expect(trace.filter((s) => s.name === 'pg-pool.connect')).toEqual([]);
   });
@@ -176,6 +178,11 @@ async function ownerToken(name: string): Promise<string> {
   const { ready } = system;
   const team = await call(`${ready.admin_url}/teams`, 'POST', { token: ready.admin_secret, body: { name, plan: 'paid' } });
   return (await call(`${ready.admin_url}/teams/${team.body.data.id}/tokens`, 'POST', { token: ready.admin_secret, body: { role: 'OWNER' } })).body.data.token as string;
+}
+
+/** A span of a Redis command (the ioredis instrumentation's, by either semantic-conventions key). */
+function isRedis(span: OtlpSpan): boolean {
+  return (attribute(span, 'db.system') ?? attribute(span, 'db.system.name')) === 'redis';
 }
 
 /** A span attribute's value, whatever its OTLP type. */

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster, replicationOf } from '@rundown/shared';
+import { createLogger, isStopping, observeGauge, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster, replicationOf } from '@rundown/shared/core';
 import { gatewayConfig, publicUrls } from './config.js';
 import { Authenticator } from './edge/authenticator.js';
 import { closeClients, createAdminClients, createClients } from './edge/clients.js';

@@ -1,4 +1,4 @@
-import { contextKeysSetting, env, limits, loadConfig, upstreamSettings, redisSettings, redisSettingsProblems } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig, upstreamSettings, redisSettings, redisSettingsProblems } from '@rundown/shared/core';
 import { z } from 'zod';
 
 export function gatewayConfig(source: NodeJS.ProcessEnv = process.env) {

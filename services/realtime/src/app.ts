@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
-import { counter, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster } from '@rundown/shared';
+import { counter, createLogger, observeGauge, onStopping, runService, startGrpcServer, traceHttpServer, V0RateLimiter, V0TokenVerifier, createRedis, isCluster } from '@rundown/shared/core';
 import { GrpcContentSource } from './clients/content.js';
 import { realtimeConfig } from './config.js';
 import { EventProcessor } from './events/processor.js';

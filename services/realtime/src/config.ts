@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { contextKeysSetting, env, limits, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
+import { contextKeysSetting, env, limits, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared/core';
 import { z } from 'zod';
 
 export function realtimeConfig(source: NodeJS.ProcessEnv = process.env) {

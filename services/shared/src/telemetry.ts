@@ -24,13 +24,12 @@
  * No Express instrumentation either: it wraps every middleware layer and makes a span of each,
  * which profiled as a large share of an authenticated request's cost.
  */
-import { isBuiltin, register } from 'node:module';
+import { createRequire, isBuiltin, register } from 'node:module';
 import { metrics } from '@opentelemetry/api';
 import type { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { registerInstrumentations, type InstrumentationBase } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type Sampler } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -61,28 +60,41 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
   });
   // Registers the AsyncLocalStorage context manager and the W3C trace-context propagator.
   provider.register();
-  const instrumentations = [
+  const instrumentations: InstrumentationBase[] = [
     new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
-    // A query outside any span (the outbox relay's batches and polls, the runner's event follower,
-    // gauges read at collection) is not a trace of its own: each was a root span exported per
-    // batch, profiled as a share of the runner's CPU per timed transition (bench:runner).
-    // No span per pool checkout (`pg-pool.connect`): one more exported span beside every query,
-    // for a wait the query's own span already contains.
-    new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
     // A Redis command is recorded by name and argument count only. The default serializer joins
     // every argument of EVAL/EVALSHA into the statement: the outbox relay's event bytes and the
     // idempotency store's kept responses, costly to build (profiled on every relayed event, traced
     // or not) and more than a trace should carry.
     new IORedisInstrumentation({ dbStatementSerializer: (name, args) => `${name} [${args.length} arguments]` }),
   ];
-  // ESM imports of the instrumented modules are hooked through import-in-the-middle's loader, and
-  // only theirs: by default it wraps every module a service imports (each parsed for its exports on
-  // the loader's thread), which took about 40% of a service's start-up CPU. The list comes from the
-  // instrumentations themselves; builtins are also imported as `node:<name>`.
-  const hooked = instrumentations.flatMap((i) => i.getModuleDefinitions().map((d) => d.name));
-  const include = [...hooked, ...hooked.filter((name) => isBuiltin(name)).map((name) => `node:${name}`)];
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include } });
+  // PostgreSQL's where there is one (DATABASE_URL: the services that keep data, and their `migrate`):
+  // the gateway and realtime open no PostgreSQL connection, and spare loading pg and its instrumentation.
+  if (process.env.DATABASE_URL) {
+    const { PgInstrumentation } = await import('@opentelemetry/instrumentation-pg');
+    instrumentations.push(
+      // A query outside any span (the outbox relay's batches and polls, the runner's event follower,
+      // gauges read at collection) is not a trace of its own: each was a root span exported per
+      // batch, profiled as a share of the runner's CPU per timed transition (bench:runner).
+      // No span per pool checkout (`pg-pool.connect`): one more exported span beside every query,
+      // for a wait the query's own span already contains.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+    );
+  }
   registerInstrumentations({ tracerProvider: provider, instrumentations });
+  // The instrumented packages are CommonJS: loaded here through `require`, the instrumentations'
+  // require hook patches them before any service module imports them, and an ESM import of one then
+  // gets that same, patched module (from require's cache). This spares import-in-the-middle's ESM
+  // loader hook (`module.register`), which runs on a thread of its own that every module import of a
+  // service crossed: a quarter of a service's start-up CPU, that thread and the waits for it together.
+  // A builtin (imported as `node:<name>` too) would still need the loader hook: it gets it, alone.
+  const hooked = instrumentations.flatMap((i) => i.getModuleDefinitions().map((d) => d.name));
+  const require = createRequire(import.meta.url);
+  for (const name of hooked.filter((name) => !isBuiltin(name))) require(name);
+  const builtins = hooked.filter((name) => isBuiltin(name));
+  if (builtins.length > 0) {
+    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: [...builtins, ...builtins.map((name) => `node:${name}`)] } });
+  }
   // After the instrumentations took their (no-op) meters: their own (the PostgreSQL
   // instrumentation's operation-duration histogram and connection counters) would be recorded on
   // every query at a cost, beside the ones metrics.ts records.
@@ -92,9 +104,7 @@ if (process.env.OTEL_SDK_DISABLED !== 'true') {
   const metricsPort = metricsOff ? 0 : Number(process.env.METRICS_PORT || 0);
   if (metricsPort > 0) {
     const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
-    // The exporters pin their own patch of sdk-metrics: same API, separate declarations of private fields.
-    const prometheus = new PrometheusExporter({ port: metricsPort, ...(process.env.METRICS_HOST ? { host: process.env.METRICS_HOST } : {}) });
-    readers.push(prometheus as unknown as MetricReader);
+    readers.push(new PrometheusExporter({ port: metricsPort, ...(process.env.METRICS_HOST ? { host: process.env.METRICS_HOST } : {}) }));
   }
   if (!metricsOff && (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)) {
     const interval = Number(process.env.OTEL_METRIC_EXPORT_INTERVAL || 60_000);

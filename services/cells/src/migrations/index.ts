@@ -1,4 +1,4 @@
-import { outboxMigration, outboxTraceMigration } from '@rundown/shared';
+import { outboxMigration, outboxTraceMigration } from '@rundown/shared/outbox-migrations';
 import { Cells1764100000000 } from './1764100000000-cells.js';
 import { CellsFillfactor1765000000000 } from './1765000000000-cells-fillfactor.js';
 

@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AppError, createLogger, TOKEN_ISSUER, type RedisClient } from '@rundown/shared';
+import { AppError, createLogger, TOKEN_ISSUER, type RedisClient } from '@rundown/shared/core';
 import { Authenticator } from './authenticator.js';
 import type { Clients } from './clients.js';
 

@@ -13,7 +13,7 @@ import {
   type PlanName,
   type RoleName,
   type RedisClient,
-} from '@rundown/shared';
+} from '@rundown/shared/core';
 import type { Clients } from './clients.js';
 import { decisionOf, RATE_WINDOW_SECONDS, teamBucket, windowLua, type Decision, type RateLimiter } from './rate-limiter.js';
 

@@ -1,4 +1,4 @@
-import { createClient, limits, type PromiseClient } from '@rundown/shared';
+import { createClient, limits, type PromiseClient } from '@rundown/shared/core';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { AuthAdminServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth_admin';
 import { CellServiceService } from '@rundown/shared/proto/rundown/cells/v1/cells';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { onReplicas, randomToken, type RedisClient, type Replication } from '@rundown/shared';
+import { onReplicas, randomToken, type RedisClient, type Replication } from '@rundown/shared/core';
 
 /**
  * The id a create takes when its request carries an Idempotency-Key (routes get it as

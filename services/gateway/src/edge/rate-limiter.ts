@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Logger, PlanName, RedisClient } from '@rundown/shared';
+import type { Logger, PlanName, RedisClient } from '@rundown/shared/core';
 
 export const RATE_WINDOW_SECONDS = 60;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newEvent, type Event } from '@rundown/shared';
+import { newEvent, type Event } from '@rundown/shared/core';
 import { Change, RunnerPhase, RunnerState } from '@rundown/shared/proto/rundown/events/v1/events';
 import { CueType, SkippedBy } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { sseFrames, type SseFrameName } from './frame-schemas.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newEvent } from '@rundown/shared';
+import { newEvent } from '@rundown/shared/core';
 import { Change, RunnerPhase, RunnerState } from '@rundown/shared/proto/rundown/events/v1/events';
 import { CueType, SkippedBy, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { afterPosition, frame, LiveEvent, parseStreamId } from './frames.js';

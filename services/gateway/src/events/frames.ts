@@ -1,5 +1,5 @@
 import { EventBuffer } from 'better-sse';
-import { cueDeadline, eventData, statusEventJson, type Event } from '@rundown/shared';
+import { cueDeadline, eventData, statusEventJson, type Event } from '@rundown/shared/core';
 import type { disconnectReasons } from './frame-schemas.js';
 import type { EventName } from './subscription.js';
 import { columnJson, cueJson, rundownJson, type StatusJson } from '../wire/records.js';

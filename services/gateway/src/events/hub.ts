@@ -1,4 +1,4 @@
-import { createRedis, decodeStreamEntry, eventKeys, isCluster, latestEventId, readEventIndex, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared';
+import { createRedis, decodeStreamEntry, eventKeys, isCluster, latestEventId, readEventIndex, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared/core';
 import { LiveEvent, parseStreamId, afterPosition } from './frames.js';
 
 /** What the hub delivers to: one SSE connection. */

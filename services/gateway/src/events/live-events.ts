@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared';
+import { AppError, isContinuous, latestEventId, readRundownEvents, type CallerContext, type Logger, type RedisClient, type RedisSettings } from '@rundown/shared/core';
 import type { Authenticator, Principal } from '../edge/authenticator.js';
 import type { Clients } from '../edge/clients.js';
 import { currentStatus } from '../read-models/current-status.js';

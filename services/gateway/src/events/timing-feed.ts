@@ -1,4 +1,4 @@
-import { RETIMING_EVENTS, type CallerContext, type Logger } from '@rundown/shared';
+import { RETIMING_EVENTS, type CallerContext, type Logger } from '@rundown/shared/core';
 import type { Clients } from '../edge/clients.js';
 import type { TimingJson } from '../wire/schemas/timing.js';
 import { jsonFrame } from './frames.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { v0PushAuth, v0PushEvents, v0PushRefusals } from '@rundown/shared';
+import { v0PushAuth, v0PushEvents, v0PushRefusals } from '@rundown/shared/core';
 import type { PublicUrls } from '../config.js';
 import { sseFrames } from '../events/frame-schemas.js';
 import { EVENT_NAMES } from '../events/subscription.js';

@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { AppError, newRequestId, type ErrorCode, type Logger } from '@rundown/shared';
+import { AppError, newRequestId, type ErrorCode, type Logger } from '@rundown/shared/core';
 import type { PublicUrls } from '../config.js';
 import type { RateLimiter } from '../edge/rate-limiter.js';
 import { exceeded, rateLimitHeaders } from './middleware/rate-limit.js';

@@ -4,7 +4,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { errorCatalogue, v0PushEvents, type ErrorCode } from '@rundown/shared';
+import { errorCatalogue, v0PushEvents, type ErrorCode } from '@rundown/shared/core';
 import { sseFrames } from '../events/frame-schemas.js';
 import { asyncApiDocument } from './asyncapi.js';
 import { apiReferenceInitScript, apiReferencePageHtml, eventsPageHtml } from './docs.js';

@@ -1,4 +1,4 @@
-import { errorCatalogue, errorCodes, type CatalogueEntry } from '@rundown/shared';
+import { errorCatalogue, errorCodes, type CatalogueEntry } from '@rundown/shared/core';
 import type { PublicUrls } from '../config.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
-import { AppError } from '@rundown/shared';
+import { AppError } from '@rundown/shared/core';
 import { expressPath, type RouteDef } from './route.js';
 
 type Mounts = { prefix: string; routes: Pick<RouteDef, 'method' | 'path'>[] }[];

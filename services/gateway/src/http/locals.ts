@@ -1,4 +1,4 @@
-import type { AppError } from '@rundown/shared';
+import type { AppError } from '@rundown/shared/core';
 import type { Principal } from '../edge/authenticator.js';
 
 /**

@@ -1,7 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { createLogger, errorCatalogue, errorCodes } from '@rundown/shared';
+import { createLogger, errorCatalogue, errorCodes } from '@rundown/shared/core';
 import { errorReferenceHtml } from './docs.js';
 import { openApiDocument, routeErrorCodes } from './openapi.js';
 import { createPublicApp } from './server.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorCatalogue, errorCodes, limits, plans, roleAtLeast, type ErrorCode } from '@rundown/shared';
+import { errorCatalogue, errorCodes, limits, plans, roleAtLeast, type ErrorCode } from '@rundown/shared/core';
 import { IDEMPOTENCY_TTL_MS } from '../edge/idempotency.js';
 import type { PublicUrls } from '../config.js';
 import { WRITE_METHODS, type RouteDef } from './route.js';

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { AppError, boundDetails, boundText, errorCatalogue, knownErrorOf, type Logger } from '@rundown/shared';
+import { AppError, boundDetails, boundText, errorCatalogue, knownErrorOf, type Logger } from '@rundown/shared/core';
 import type { PublicUrls } from '../config.js';
 
 /** The RFC 9457 problem document of a catalogue error: the one error body of the v1 API. */

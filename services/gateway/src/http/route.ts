@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import { AppError, type CallerContext, type ErrorCode, type Issue, type RoleName } from '@rundown/shared';
+import { AppError, type CallerContext, type ErrorCode, type Issue, type RoleName } from '@rundown/shared/core';
 import type { Principal } from '../edge/authenticator.js';
 import type { SideEffectJson } from '../wire/records.js';
 

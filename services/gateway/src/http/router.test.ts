@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '@rundown/shared';
+import { AppError } from '@rundown/shared/core';
 import type { Principal } from '../edge/authenticator.js';
 import { adminRoutes } from './admin/routes.js';
 import { defineRoute, expressPath, type Method, type RouteDef } from './route.js';

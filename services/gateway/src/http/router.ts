@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { AppError, couldBeId, limits, roleAtLeast, setHttpRoute, type ErrorCode } from '@rundown/shared';
+import { AppError, couldBeId, limits, roleAtLeast, setHttpRoute, type ErrorCode } from '@rundown/shared/core';
 import { callerOf, type Principal } from '../edge/authenticator.js';
 import { idempotentId } from '../edge/idempotency.js';
 import { sendData } from './envelope.js';

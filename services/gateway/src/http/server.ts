@@ -1,5 +1,5 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
-import { AppError, httpRouteOf, isStopping, recordHttpRequest, type Logger } from '@rundown/shared';
+import { AppError, httpRouteOf, isStopping, recordHttpRequest, type Logger } from '@rundown/shared/core';
 import type { PublicUrls } from '../config.js';
 import type { Authenticator } from '../edge/authenticator.js';
 import type { IdempotencyStore } from '../edge/idempotency.js';

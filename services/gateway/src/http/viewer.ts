@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router, type RequestHandler, type Response } from 'express';
-import { AppError, setHttpRoute } from '@rundown/shared';
+import { AppError, setHttpRoute } from '@rundown/shared/core';
 import type { PublicUrls } from '../config.js';
 
 /**

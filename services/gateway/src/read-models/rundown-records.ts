@@ -1,4 +1,4 @@
-import { AppError, canSee, couldSee, looksLikeId, readRundownRecord, type CallerContext, type Logger, type RedisClient, type StoredRundownRecord } from '@rundown/shared';
+import { AppError, canSee, couldSee, looksLikeId, readRundownRecord, type CallerContext, type Logger, type RedisClient, type StoredRundownRecord } from '@rundown/shared/core';
 import { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 
 /**

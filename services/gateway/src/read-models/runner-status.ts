@@ -1,4 +1,4 @@
-import { AppError, canSee, couldSee, RUNNER_STATUS_CHANNEL, runnerStatusKey, type Logger, type RedisClient, type StoredRunnerStatus } from '@rundown/shared';
+import { AppError, canSee, couldSee, RUNNER_STATUS_CHANNEL, runnerStatusKey, type Logger, type RedisClient, type StoredRunnerStatus } from '@rundown/shared/core';
 import type { Principal } from '../edge/authenticator.js';
 
 /** Rundowns whose status one gateway keeps in memory (the busiest; the rest are read from Redis). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError, limits } from '@rundown/shared';
+import { AppError, limits } from '@rundown/shared/core';
 import { documentCsv, formatDuration, parseDuration, parseTime, planCsvImport, sniffDelimiter } from './csv.js';
 import type { RundownDocument } from './document.js';
 

@@ -1,7 +1,7 @@
 import { parse, CsvError } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { DateTime } from 'luxon';
-import { limits, withinChars, type Issue } from '@rundown/shared';
+import { limits, withinChars, type Issue } from '@rundown/shared/core';
 import type { CreateRundownBody } from '../wire/schemas/rundowns.js';
 import { invalidImport, treeKey, type ImportPlan, type RundownDocument } from './document.js';
 

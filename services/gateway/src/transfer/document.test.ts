@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError, textToHtml } from '@rundown/shared';
+import { AppError, textToHtml } from '@rundown/shared/core';
 import { planJsonImport, remapMentions, rundownDocumentInput, type RundownDocumentInput } from './document.js';
 
 const parse = (doc: unknown): RundownDocumentInput => rundownDocumentInput.parse(doc);

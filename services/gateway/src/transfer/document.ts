@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, limits, textToHtml, type Issue } from '@rundown/shared';
+import { AppError, limits, textToHtml, type Issue } from '@rundown/shared/core';
 import { cellRecord } from '../wire/schemas/cells.js';
 import { columnRecord, columnTypes } from '../wire/schemas/columns.js';
 import { color, epochMs, maxChars, timezone, UNSTATED_RULE } from '../wire/schemas/common.js';

@@ -1,4 +1,4 @@
-import { mentionJson, outputMessageJson, textVariableJson, timingJson as sharedTimingJson, columnTypeNames, countdownParts, deliveryStateNames, cueTypeNames, playEndNames, remainingMs, rundownStatusNames, runnerPhaseNames, skippedByNames, todDisplayFormatNames, type StoredRunnerStatus } from '@rundown/shared';
+import { mentionJson, outputMessageJson, textVariableJson, timingJson as sharedTimingJson, columnTypeNames, countdownParts, deliveryStateNames, cueTypeNames, playEndNames, remainingMs, rundownStatusNames, runnerPhaseNames, skippedByNames, todDisplayFormatNames, type StoredRunnerStatus } from '@rundown/shared/core';
 import type { Cell } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { Column, ColumnWriteResponse } from '@rundown/shared/proto/rundown/rundown/v1/columns';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { cueTypeNames, deliveryStateNames, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
+import { cueTypeNames, deliveryStateNames, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared/core';
 import type { CellWrite } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { CreateCue, NewCue, PatchCue, Position } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { MentionFields } from '@rundown/shared/proto/rundown/rundown/v1/mentions';

@@ -1,4 +1,4 @@
-import { createClient, type CallerContext, type ContextSigner } from '@rundown/shared';
+import { createClient, type CallerContext, type ContextSigner } from '@rundown/shared/core';
 import { CueServiceService, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import { RundownServiceService, type Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import { RunnerServiceService, type Status } from '@rundown/shared/proto/rundown/runner/v1/runner';

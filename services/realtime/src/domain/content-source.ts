@@ -1,4 +1,4 @@
-import type { CallerContext } from '@rundown/shared';
+import type { CallerContext } from '@rundown/shared/core';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
 import type { Status } from '@rundown/shared/proto/rundown/runner/v1/runner';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Change, Kind, RunnerPhase, RunnerState, type Event, type RundownEvent, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import { CueType, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
-import { newEvent, type EventPayload } from '@rundown/shared';
+import { newEvent, type EventPayload } from '@rundown/shared/core';
 import { applyEvent, PRE_SHOW_TIMESNAP, timesnapOf, V0_KINDS, v0Cue, type V0View } from './v0-records.js';
 
 const cue = (id: string, extra: Partial<Cue> = {}): Cue => ({

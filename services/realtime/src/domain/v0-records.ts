@@ -1,7 +1,7 @@
 import { Change, Kind, RunnerPhase, type Event, type RunnerStatus } from '@rundown/shared/proto/rundown/events/v1/events';
 import type { Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { Rundown } from '@rundown/shared/proto/rundown/rundown/v1/rundown';
-import { cueDeadline, cueTypeNames, rundownStatusNames, type V0Cue, type V0PushEventName, type V0Rundown, type V0Timesnap } from '@rundown/shared';
+import { cueDeadline, cueTypeNames, rundownStatusNames, type V0Cue, type V0PushEventName, type V0Rundown, type V0Timesnap } from '@rundown/shared/core';
 
 /** The v0 push-channel records (docs/api-decisions.md#v0): their schemas are in the shared library, which the gateway's AsyncAPI document also reads. */
 export type { V0Cue, V0Rundown, V0Timesnap };

@@ -1,4 +1,4 @@
-import { decodeEvent, encodedEventKind, eventKeys, streamEntryEvent, type Logger, type RedisClient } from '@rundown/shared';
+import { decodeEvent, encodedEventKind, eventKeys, streamEntryEvent, type Logger, type RedisClient } from '@rundown/shared/core';
 import { applyEvent, V0_KINDS, type V0Emit, type V0View } from '../domain/v0-records.js';
 import type { StreamEntries, ViewStore } from '../repositories/views.js';
 

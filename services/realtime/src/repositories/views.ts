@@ -1,4 +1,4 @@
-import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type RedisClient } from '@rundown/shared';
+import { AppError, eventKeys, latestEventId, newRequestId, randomToken, type CallerContext, type RedisClient } from '@rundown/shared/core';
 import { Phase } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { ContentSource } from '../domain/content-source.js';
 import { timesnapOf, v0Cue, v0Rundown, type V0View } from '../domain/v0-records.js';

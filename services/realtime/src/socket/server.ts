@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
-import { canSee, isAppError, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
+import { canSee, isAppError, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared/core';
 import type { V0Emit } from '../domain/v0-records.js';
 import type { Broadcaster } from '../events/processor.js';
 import type { ViewStore } from '../repositories/views.js';

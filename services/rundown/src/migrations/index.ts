@@ -1,4 +1,4 @@
-import { outboxMigration, outboxTraceMigration } from '@rundown/shared';
+import { outboxMigration, outboxTraceMigration } from '@rundown/shared/outbox-migrations';
 import { Rundowns1763800000000 } from './1763800000000-rundowns.js';
 import { Content1763960000000 } from './1763960000000-content.js';
 import { MentionColor1764000000000 } from './1764000000000-mention-color.js';

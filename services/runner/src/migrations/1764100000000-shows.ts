@@ -1,4 +1,4 @@
-import { outboxTableSql } from '@rundown/shared';
+import { outboxTableSql } from '@rundown/shared/outbox-migrations';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**

@@ -1,4 +1,4 @@
-import { outboxTraceMigration } from '@rundown/shared';
+import { outboxTraceMigration } from '@rundown/shared/outbox-migrations';
 import { Shows1764100000000 } from './1764100000000-shows.js';
 import { Timing1764200000000 } from './1764200000000-timing.js';
 import { RequestKeys1765300000000 } from './1765300000000-request-keys.js';

@@ -9,7 +9,6 @@ import {
   type ServerUnaryCall,
   type ServerWritableStream,
 } from '@grpc/grpc-js';
-import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { env, loadConfig } from '../config.js';
@@ -19,6 +18,7 @@ import type { CallerName } from '../services.js';
 import { onStopping } from '../lifecycle.js';
 import { recordRpc } from '../metrics.js';
 import { toGrpcStatus } from './errors.js';
+import { Health, ServingStatus } from './health.js';
 import { CONTEXT_METADATA_KEY, type ContextKeys, type VerifiedContext } from './trust.js';
 
 type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
@@ -260,7 +260,7 @@ export const grpcServerShape = {
 export interface RunningGrpcServer {
   server: Server;
   port: number;
-  health: HealthImplementation;
+  health: Health;
   shutdown(): Promise<void>;
 }
 
@@ -290,11 +290,11 @@ export async function startGrpcServer(options: {
   });
   const closing = new AbortController();
   const names = options.services.map((s) => serviceName(s.definition));
-  const health = new HealthImplementation(Object.fromEntries([['', 'SERVING'], ...names.map((n) => [n, 'SERVING'])]));
+  const health = new Health(['', ...names].map((n) => [n, ServingStatus.SERVING]));
   health.addToServer(server);
   for (const binding of options.services) server.addService(binding.definition, adapt(binding, gate, closing.signal));
   const notServing = () => {
-    for (const n of ['', ...names]) health.setStatus(n, 'NOT_SERVING');
+    for (const n of ['', ...names]) health.setStatus(n, ServingStatus.NOT_SERVING);
   };
   // Readiness goes first on SIGTERM: probes and health-checking balancers stop choosing this replica
   // while it still serves what reaches it (see lifecycle.ts).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared';
+import { columnTypeNames, planFromProto, planToProto, roleFromProto, roleToProto, roles } from '@rundown/shared/core';
 import { Plan, type Team, type Token } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import type { AdminClients, Clients } from '../../edge/clients.js';
 import { adminColumnRecord, adminCreateColumnBody } from '../../wire/schemas/columns.js';

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
-import { AppError, type Logger } from '@rundown/shared';
+import { AppError, type Logger } from '@rundown/shared/core';
 import type { PublicUrls } from '../../config.js';
 import type { Principal } from '../../edge/authenticator.js';
 import { notFoundOrMethodNotAllowed } from '../fallback.js';

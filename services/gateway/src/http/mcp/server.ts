@@ -14,7 +14,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, knownErrorOf, type Logger } from '@rundown/shared';
+import { AppError, knownErrorOf, type Logger } from '@rundown/shared/core';
 import { callerOf, type Principal } from '../../edge/authenticator.js';
 import type { PublicUrls } from '../../config.js';
 import { problemJsonSchema } from '../openapi.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createLogger, errorCatalogue } from '@rundown/shared';
+import { createLogger, errorCatalogue } from '@rundown/shared/core';
 import { McpTools } from './server.js';
 import { mcpReference, routeKey, TOOLS } from './tools.js';
 import { testRoutes, testUrls } from '../routes.fixture.js';

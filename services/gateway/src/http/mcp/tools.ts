@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, errorCatalogue, type ErrorCode } from '@rundown/shared';
+import { AppError, errorCatalogue, type ErrorCode } from '@rundown/shared/core';
 import type { PublicUrls } from '../../config.js';
 import type { Method, Reply, RouteDef } from '../route.js';
 import { toIssues } from '../route.js';

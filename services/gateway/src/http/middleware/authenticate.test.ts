@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@rundown/shared';
+import { AppError } from '@rundown/shared/core';
 import { presentedToken } from './authenticate.js';
 
 const req = (headers: Record<string, string>, query: Record<string, unknown> = {}, rawHeaders = Object.entries(headers).flat()) =>

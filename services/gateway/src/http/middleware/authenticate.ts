@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError } from '@rundown/shared';
+import { AppError } from '@rundown/shared/core';
 import type { AuthMode } from '../route.js';
 
 const BEARER = /^Bearer +([^\s]+) *$/i;

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { isUtf8 } from 'node:buffer';
 import getRawBody from 'raw-body';
-import { AppError, limits } from '@rundown/shared';
+import { AppError, limits } from '@rundown/shared/core';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 

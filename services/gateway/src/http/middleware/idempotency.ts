@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { AppError, limits, type Logger } from '@rundown/shared';
+import { AppError, limits, type Logger } from '@rundown/shared/core';
 import { fingerprint, type IdempotencyStore, type StoredResponse } from '../../edge/idempotency.js';
 import { WRITE_METHODS, type Method } from '../route.js';
 

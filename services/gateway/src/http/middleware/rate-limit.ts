@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '@rundown/shared';
+import { AppError } from '@rundown/shared/core';
 import { RATE_WINDOW_SECONDS, teamBucket, type Bucket, type Decision, type RateLimiter } from '../../edge/rate-limiter.js';
 
 /** The budget a request counts against: its team's when the token verified, its address's otherwise. */

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { newRequestId } from '@rundown/shared';
+import { newRequestId } from '@rundown/shared/core';
 
 /** Every answer carries a fresh request id; errors and `meta` quote the same one. */
 export const requestId: RequestHandler = (_req, res, next) => {

@@ -1,4 +1,4 @@
-import { errorCatalogue, errorCodes, type ErrorCode } from '@rundown/shared';
+import { errorCatalogue, errorCodes, type ErrorCode } from '@rundown/shared/core';
 import type { PublicUrls } from '../../config.js';
 import type { RouteDef } from '../route.js';
 import { patchOutputMessageBody } from '../../wire/schemas/output-message.js';

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { AppError, couldBeId, knownErrorOf, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared';
+import { AppError, couldBeId, knownErrorOf, type CallerContext, type Logger, type V0Principal, type V0RateLimiter, type V0TokenVerifier } from '@rundown/shared/core';
 import type { ActRequest } from '@rundown/shared/proto/rundown/runner/v1/runner';
 import type { Clients } from '../../edge/clients.js';
 import type { RateLimiter } from '../../edge/rate-limiter.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import { setHttpRoute, traceHeaders, type Logger } from '@rundown/shared';
+import { setHttpRoute, traceHeaders, type Logger } from '@rundown/shared/core';
 
 export const SOCKET_PATH = '/api-v0/socket.io';
 

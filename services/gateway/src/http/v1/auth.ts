@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, roles } from '@rundown/shared';
+import { AppError, roles } from '@rundown/shared/core';
 import type { Clients } from '../../edge/clients.js';
 import { RATE_WINDOW_SECONDS } from '../../edge/rate-limiter.js';
 import { defineRoute, type RouteDef } from '../route.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits, looksLikeId, type StoredRundownRecord } from '@rundown/shared';
+import { limits, looksLikeId, type StoredRundownRecord } from '@rundown/shared/core';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';
 import type { RundownRecordReader } from '../../read-models/rundown-records.js';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { AppError, limits, newId, type Issue } from '@rundown/shared';
+import { AppError, limits, newId, type Issue } from '@rundown/shared/core';
 import { SnapshotCellsResponse } from '@rundown/shared/proto/rundown/cells/v1/cells';
 import type { Clients } from '../../edge/clients.js';
 import type { PublicUrls } from '../../config.js';

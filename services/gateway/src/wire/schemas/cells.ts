@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { limits } from '@rundown/shared/core';
 import { bulkItems, idRef, pageLimit, single } from './common.js';
 
 /** Characters as the specification counts them (code points, so an emoji is one). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { columnTypeNames, limits } from '@rundown/shared';
+import { columnTypeNames, limits } from '@rundown/shared/core';
 import { idRef, maxChars, notBlank } from './common.js';
 
 export const columnTypes = columnTypeNames.names;

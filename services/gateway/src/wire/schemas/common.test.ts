@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { limits } from '@rundown/shared/core';
 import { maxChars } from './common.js';
 import { cueFields } from './cues.js';
 

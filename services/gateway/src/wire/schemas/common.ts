@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkBulkSize, limits, withinChars } from '@rundown/shared';
+import { checkBulkSize, limits, withinChars } from '@rundown/shared/core';
 
 /**
  * A query parameter given once (Express turns a repeated one into an array). The OpenAPI document

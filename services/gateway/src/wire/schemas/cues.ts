@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cueTypeNames, limits } from '@rundown/shared';
+import { cueTypeNames, limits } from '@rundown/shared/core';
 import { cellText } from './cells.js';
 import { bulkItems, color, epochMs, idRef, maxChars, UNSTATED_RULE } from './common.js';
 

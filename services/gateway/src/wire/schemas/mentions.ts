@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { limits } from '@rundown/shared/core';
 import { bulkItems, color, idRef, maxChars, notBlank } from './common.js';
 
 const name = maxChars(z.string().trim().min(1), limits.mentionNameChars).meta(notBlank);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { limits } from '@rundown/shared/core';
 import { color, maxChars } from './common.js';
 
 export const patchOutputMessageBody = z.strictObject({

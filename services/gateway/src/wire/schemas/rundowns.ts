@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared';
+import { limits, rundownStatusNames, todDisplayFormatNames } from '@rundown/shared/core';
 import { epochMs, maxChars, notBlank, single, timezone, UNSTATED_RULE } from './common.js';
 import { newCue } from './cues.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { limits } from '@rundown/shared/core';
 import { bulkItems, maxChars } from './common.js';
 
 const key = z.string().regex(limits.textVariableKey, 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cueTimingStateNames, playEndNames, runnerPhaseNames } from '@rundown/shared';
+import { cueTimingStateNames, playEndNames, runnerPhaseNames } from '@rundown/shared/core';
 
 /** Response shapes of timing against the plan (docs/api-decisions.md#timing); they document the routes in the OpenAPI document. */
 

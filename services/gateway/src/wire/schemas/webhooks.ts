@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits } from '@rundown/shared';
+import { limits } from '@rundown/shared/core';
 import { idRef, pageQuery, single, UNSTATED_RULE } from './common.js';
 
 /** What an endpoint may subscribe to (§11): §7's names plus status and timing, or "*". */
