@@ -50,7 +50,7 @@ import { freePorts, startSystem, type LauncherReady, type RunningSystem } from '
 import { grpcHealth, httpReady } from './launcher/health.js';
 import { redisPing, startPrivatePostgres, startPrivateRedis, stopPrivatePostgres } from './launcher/infra.js';
 import { loadSecrets } from './launcher/secrets.js';
-import { resolvePorts } from './launcher/services.js';
+import { resolvePorts, SERVICES } from './launcher/services.js';
 import { Cleanup, REPO_ROOT, sleep } from './launcher/util.js';
 
 const { values } = parseArgs({
@@ -73,7 +73,8 @@ const OUTAGE_MS = Number(values['outage-seconds']) * 1000;
 const PG_PORT = Number(values['pg-port']);
 const REDIS_PORT = Number(values['redis-port']);
 const VERBOSE = values.verbose;
-const SERVICE_FAULTS = ['gateway', 'auth', 'rundown', 'cells', 'runner', 'realtime'];
+/** kill -9 of each service the launcher runs, from the services table (the gateway first: its outage is the one clients see). */
+const SERVICE_FAULTS = ['gateway', ...SERVICES.map((s) => s.name).filter((name) => name !== 'gateway')];
 const SENTINEL = values.redis === 'sentinel';
 if (!['standalone', 'sentinel'].includes(values.redis)) throw new Error('--redis: standalone or sentinel');
 const ALL_FAULTS = SENTINEL ? ['redis-failover', ...SERVICE_FAULTS, 'postgres'] : [...SERVICE_FAULTS, 'redis', 'postgres'];
