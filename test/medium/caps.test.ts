@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { domainOf, emptyRundown, openDatabase, teamCaller } from './support.js';
+import { domainOf, newRundown, openDatabase } from './support.js';
 
 // The rundown service's count caps (docs/api-decisions.md): 1,000 cues, 50 columns, 100 mentions and
 // 100 text variables per rundown, counted by the domain under the rundown's lock wherever the write
@@ -18,15 +18,9 @@ afterAll(async () => {
   await db.destroy();
 });
 
-async function newRundown(columns: string[] = []) {
-  const ctx = teamCaller();
-  const { result } = await domain.rundowns.create(ctx, { ...emptyRundown, title: 'Caps', columns: columns.map((name) => ({ name })) });
-  return { ctx, id: result.id };
-}
-
 describe('count caps in the rundown service', () => {
   it('holds 1,000 cues, group children counted, and refuses one more wherever it comes from', async () => {
-    const { ctx, id } = await newRundown();
+    const { ctx, id } = await newRundown(domain, 'Caps');
     const { result: g } = await domain.cues.create(ctx, id, { title: 'G', type: 'group' });
     await domain.cues.bulk(ctx, id, Array.from({ length: 500 }, (_, i) => ({ create: { title: `c${i}`, position: { kind: 'end' as const, group: g.id } } })));
     await domain.cues.bulk(ctx, id, Array.from({ length: 499 }, (_, i) => ({ create: { title: `r${i}` } })));
@@ -48,7 +42,7 @@ describe('count caps in the rundown service', () => {
   });
 
   it('counts private columns: the 50th column is created, the 51st refused (columns.too_many), on the admin surface too', async () => {
-    const { ctx, id } = await newRundown(Array.from({ length: 44 }, (_, i) => `c${i}`));
+    const { ctx, id } = await newRundown(domain, 'Caps', Array.from({ length: 44 }, (_, i) => `c${i}`));
     for (const name of ['p1', 'p2', 'p3']) await domain.columns.adminCreate(id, { name, type: 'text', private: true });
     await domain.columns.adminCreate(id, { name: 'select', type: 'select', private: false });
     await domain.columns.create(ctx, id, { name: 'c44' });
@@ -70,7 +64,7 @@ describe('count caps in the rundown service', () => {
   });
 
   it('reaches 100 mentions exactly and refuses the 101st on create and in a batch (mentions.too_many); updates still pass', async () => {
-    const { ctx, id } = await newRundown();
+    const { ctx, id } = await newRundown(domain, 'Caps');
     const { result: filled } = await domain.mentions.bulk(ctx, id, Array.from({ length: 99 }, (_, i) => ({ fields: { name: `m${i}` } })));
     await domain.mentions.create(ctx, id, { name: 'm99' });
     await expect(domain.mentions.create(ctx, id, { name: 'm100' })).rejects.toMatchObject({ code: 'mentions.too_many', details: { rundown_id: id, max: 100 } });
@@ -86,7 +80,7 @@ describe('count caps in the rundown service', () => {
   });
 
   it('reaches 100 text variables exactly and refuses more on create and in a batch (text_variables.too_many with attempted); replace counts the new set', async () => {
-    const { ctx, id } = await newRundown();
+    const { ctx, id } = await newRundown(domain, 'Caps');
     const items = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ key: `v${from + i}`, value: 'x' }));
     await domain.textVariables.bulk(ctx, id, items(0, 99), false);
     await domain.textVariables.create(ctx, id, { key: 'v99', value: 'x' });

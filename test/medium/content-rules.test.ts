@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { domainOf, emptyRundown, openDatabase, teamCaller } from './support.js';
+import { domainOf, newRundown, openDatabase } from './support.js';
 
 // Rules of a rundown's mentions and text variables that the rundown service decides against what is
 // stored: names unique in the rundown, a batch that repeats an id or a key, a key that exists already.
@@ -18,15 +18,9 @@ afterAll(async () => {
   await db.destroy();
 });
 
-async function newRundown() {
-  const ctx = teamCaller();
-  const { result } = await domain.rundowns.create(ctx, { ...emptyRundown, title: 'Content' });
-  return { ctx, id: result.id };
-}
-
 describe('mentions', () => {
   it('refuses a name already in the rundown (mentions.name_conflict) on create, update and in a batch, writing nothing', async () => {
-    const { ctx, id } = await newRundown();
+    const { ctx, id } = await newRundown(domain, 'Content');
     const { result: anna } = await domain.mentions.create(ctx, id, { name: 'Anna' });
     await domain.mentions.create(ctx, id, { name: 'Ben' });
     await expect(domain.mentions.create(ctx, id, { name: 'Ben' })).rejects.toMatchObject({ code: 'mentions.name_conflict', details: { rundown_id: id, name: 'Ben' } });
@@ -39,7 +33,7 @@ describe('mentions', () => {
   });
 
   it('refuses a batch that repeats an id (mentions.duplicate_id with every index), writing nothing', async () => {
-    const { ctx, id } = await newRundown();
+    const { ctx, id } = await newRundown(domain, 'Content');
     const { result: first } = await domain.mentions.create(ctx, id, { name: 'Anna' });
     const { result: second } = await domain.mentions.create(ctx, id, { name: 'Ben' });
     const batch = [
@@ -65,7 +59,7 @@ describe('mentions', () => {
 
 describe('text variables', () => {
   it('refuses to create an existing key, pointing to PATCH (text_variables.key_exists)', async () => {
-    const { ctx, id } = await newRundown();
+    const { ctx, id } = await newRundown(domain, 'Content');
     await domain.textVariables.create(ctx, id, { key: 'host_name', value: 'Anna' });
     const refused = (await domain.textVariables.create(ctx, id, { key: 'host_name', value: 'x' }).catch((e: unknown) => e)) as { code: string; detail: string };
     expect(refused.code).toBe('text_variables.key_exists');
@@ -74,7 +68,7 @@ describe('text variables', () => {
   });
 
   it('refuses a batch that repeats a key (text_variables.duplicate_key, each key once), merge or replace, writing nothing', async () => {
-    const { ctx, id } = await newRundown();
+    const { ctx, id } = await newRundown(domain, 'Content');
     await domain.textVariables.create(ctx, id, { key: 'show', value: 'News' });
     const batch = [
       { key: 'a', value: '1' },

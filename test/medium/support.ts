@@ -28,3 +28,10 @@ export function teamCaller(extra: Partial<CallerContext> = {}): CallerContext {
 }
 
 export const emptyRundown = { timezone: null, start_time: null, status: undefined, settings: undefined, columns: [], cues: [] };
+
+/** A new rundown of a fresh team, with public columns of these names: its caller and id. */
+export async function newRundown(domain: ReturnType<typeof domainOf>, title: string, columns: string[] = []): Promise<{ ctx: CallerContext; id: string }> {
+  const ctx = teamCaller();
+  const { result } = await domain.rundowns.create(ctx, { ...emptyRundown, title, columns: columns.map((name) => ({ name })) });
+  return { ctx, id: result.id };
+}

@@ -65,14 +65,8 @@ export function cellEventJson(c: Cell | undefined, cueId: string, columnId: stri
   };
 }
 
-/** `rundown` { change, id }. */
-export const rundownEventData = (e: RundownEvent) => ({ change: changeName(e.change), id: e.id });
-
-/** `cue` { change, id }. */
-export const cueEventData = (e: CueEvent) => ({ change: changeName(e.change), id: e.id });
-
-/** `column` { change, id }. */
-export const columnEventData = (e: ColumnEvent) => ({ change: changeName(e.change), id: e.id });
+/** `rundown`, `cue` and `column` { change, id }. */
+export const idEventData = (e: RundownEvent | CueEvent | ColumnEvent) => ({ change: changeName(e.change), id: e.id });
 
 /** `cell` { change, cue_id, column_id, cell }. */
 export const cellEventData = (e: CellEvent) => ({
@@ -109,11 +103,9 @@ export function eventData(event: Event): EventData | undefined {
   const thin = (name: Exclude<EventData['name'], 'status'>, data: { change: ChangeName } & Record<string, unknown>): EventData => ({ name, change: data.change, data });
   switch (p?.$case) {
     case 'rundown':
-      return thin('rundown', rundownEventData(p.value));
     case 'cue':
-      return thin('cue', cueEventData(p.value));
     case 'column':
-      return thin('column', columnEventData(p.value));
+      return thin(p.$case, idEventData(p.value));
     case 'cell':
       return thin('cell', cellEventData(p.value));
     case 'mention':

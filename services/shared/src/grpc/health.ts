@@ -27,10 +27,6 @@ export class Health {
     for (const [service, status] of initial) this.statuses.set(service, status);
   }
 
-  status(service: string): ServingStatus | undefined {
-    return this.statuses.get(service);
-  }
-
   setStatus(service: string, status: ServingStatus): void {
     this.statuses.set(service, status);
     for (const watcher of this.watchers.get(service) ?? []) watcher(status);

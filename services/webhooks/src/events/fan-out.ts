@@ -181,7 +181,7 @@ export class FanOut {
             start = `(${last}`;
             for (const streamed of events) {
               const base = this.outgoingOf(streamed, rundownId);
-              if (base) made.push(...this.deliveriesOf(streamed, rundownId, receivers, [base], traceparent));
+              if (base) made.push(...this.deliveriesOf(streamed, rundownId, receivers, base, traceparent));
               if (base && RETIMING_EVENTS.has(base.name)) retimed = streamed;
             }
             linkWrites(span, events);
@@ -193,7 +193,7 @@ export class FanOut {
             const timing = await this.timingAfter(retimed, rundownId, receivers, timingDigest);
             if (timing) {
               timingDigest = timing.digest;
-              made.push(...this.deliveriesOf(retimed, rundownId, receivers, [timing.outgoing], traceparent));
+              made.push(...this.deliveriesOf(retimed, rundownId, receivers, timing.outgoing, traceparent));
             }
           }
           // The first attempts are claimed with the insert and made here at once, unless this replica has enough waiting already.
@@ -243,8 +243,9 @@ export class FanOut {
   /**
    * The `timing.changed` after the last retiming event of a fan-out (the timing now: the events of
    * one read make one, as SSE folds them into one frame), unless no endpoint that existed then wants
-   * it, the rundown is gone, or the timing is what was last sent for the rundown (domain/timing.ts). The order it is computed from is current: the relay moved the order's token with the
-   * event (services/shared/src/fact-versions.ts), so the runner asks again.
+   * it, the rundown is gone, or the timing is what was last sent for the rundown (domain/timing.ts).
+   * The order it is computed from is current: the relay moved the order's token with the event
+   * (services/shared/src/fact-versions.ts), so the runner asks again.
    */
   private async timingAfter(
     retimed: StreamedEvent,
@@ -278,19 +279,13 @@ export class FanOut {
     }
   }
 
-  /** The deliveries of what an event makes, one per endpoint that subscribes and existed when it occurred. */
-  private deliveriesOf(streamed: StreamedEvent, rundownId: string, receivers: readonly Receiver[], made: readonly Outgoing[], traceparent: string | null): NewDelivery[] {
+  /** The deliveries of a webhook an event makes: one per endpoint that subscribes and existed when it occurred. */
+  private deliveriesOf(streamed: StreamedEvent, rundownId: string, receivers: readonly Receiver[], out: Outgoing, traceparent: string | null): NewDelivery[] {
     const at = occurredAt(streamed);
-    const eligible = receivers.filter((r) => r.created_at.getTime() <= at.getTime());
-    const rows: NewDelivery[] = [];
-    for (const out of made) {
-      const body = deliveryBody(out.type, at, rundownId, streamed.id, out.data);
-      for (const r of eligible) {
-        if (!subscribes(r, out.name, rundownId)) continue;
-        rows.push({ id: newId('msg'), endpoint_id: r.id, event_id: streamed.id, rundown_id: rundownId, type: out.type, body, event_at: at, trace: traceparent });
-      }
-    }
-    return rows;
+    const wanting = receivers.filter((r) => r.created_at.getTime() <= at.getTime() && subscribes(r, out.name, rundownId));
+    if (wanting.length === 0) return [];
+    const body = deliveryBody(out.type, at, rundownId, streamed.id, out.data);
+    return wanting.map((r) => ({ id: newId('msg'), endpoint_id: r.id, event_id: streamed.id, rundown_id: rundownId, type: out.type, body, event_at: at, trace: traceparent }));
   }
 
   async stop(): Promise<void> {
