@@ -2,76 +2,30 @@
 import { connect } from 'node:net';
 import { LauncherError, errorMessage, log, sleep } from './util.js';
 
-const HEALTH_CHECK = '/grpc.health.v1.Health/Check';
-const STATUS_NAMES = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
-const SERVING = 1;
-
-function readVarint(buf: Buffer, start: number): [value: number, next: number] {
-  let value = 0;
-  let shift = 0;
-  let i = start;
-  while (i < buf.length) {
-    const byte = buf[i++] ?? 0;
-    value += (byte & 0x7f) * 2 ** shift;
-    if ((byte & 0x80) === 0) return [value, i];
-    shift += 7;
-  }
-  throw new Error('truncated varint');
-}
-
-/**
- * HealthCheckResponse is `status` (field 1, enum); decoding it by hand spares a .proto file.
- * A missing field means 0 (UNKNOWN), as in proto3.
- */
-export function decodeHealthStatus(buf: Buffer): number {
-  let status = 0;
-  let i = 0;
-  while (i < buf.length) {
-    const [tag, afterTag] = readVarint(buf, i);
-    const field = Math.floor(tag / 8);
-    const wireType = tag % 8;
-    i = afterTag;
-    if (wireType === 0) {
-      const [value, next] = readVarint(buf, i);
-      if (field === 1) status = value;
-      i = next;
-    } else if (wireType === 2) {
-      const [length, next] = readVarint(buf, i);
-      i = next + length;
-    } else if (wireType === 1) {
-      i += 8;
-    } else if (wireType === 5) {
-      i += 4;
-    } else {
-      break;
-    }
-  }
-  return status;
-}
-
-/** HealthCheckRequest with `service: ""` (the whole server) encodes to zero bytes. */
-const EMPTY_REQUEST = Buffer.alloc(0);
-
 /**
  * undefined when SERVING, else why not. A fresh channel per probe avoids grpc-js reconnect backoff.
  * grpc-js is loaded on the first probe, once the services are starting, not before them.
  */
 export async function grpcHealth(address: string, timeoutMs = 1000): Promise<string | undefined> {
-  const { Client, credentials } = await import('@grpc/grpc-js');
+  const [{ Client, credentials }, { HealthService, HealthCheckResponse_ServingStatus: Serving }] = await Promise.all([
+    import('@grpc/grpc-js'),
+    import('@rundown/shared/proto/grpc/health/v1/health'),
+  ]);
   const client = new Client(address, credentials.createInsecure());
+  const check = HealthService.check;
   return new Promise((resolve) => {
-    client.makeUnaryRequest<Buffer, number>(
-      HEALTH_CHECK,
-      (request) => request,
-      decodeHealthStatus,
-      EMPTY_REQUEST,
+    client.makeUnaryRequest(
+      check.path,
+      check.requestSerialize,
+      check.responseDeserialize,
+      { service: '' },
       { deadline: Date.now() + timeoutMs },
-      (error, status) => {
+      (error, response) => {
         client.close();
         // grpc-js appends an empty "Resolution note" to connection errors; drop the noise.
         if (error) resolve((error.details || error.message).replace(/\.? Resolution note: ?$/, ''));
-        else if (status === SERVING) resolve(undefined);
-        else resolve(`health status ${STATUS_NAMES[status ?? 0] ?? String(status)}`);
+        else if (response?.status === Serving.SERVING) resolve(undefined);
+        else resolve(`health status ${Serving[response?.status ?? Serving.UNKNOWN] ?? String(response?.status)}`);
       },
     );
   });

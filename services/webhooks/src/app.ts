@@ -1,6 +1,5 @@
 import { createDataSource, createLogger, createRedis, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
 import { webhooksConfig } from './config.js';
-import { validNetworks } from './domain/targets.js';
 import { runnerTiming } from './events/timing.js';
 import { webhookAdminHandlers, webhookHandlers } from './grpc/handlers.js';
 import { migrations } from './migrations/index.js';
@@ -12,8 +11,6 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'migrate') return migrateAndExit('webhooks', migrations, logger);
   await runService(logger, async () => {
     const config = webhooksConfig();
-    const badNetworks = validNetworks(config.WEBHOOKS_ALLOWED_NETWORKS);
-    if (badNetworks.length) throw new Error(`WEBHOOKS_ALLOWED_NETWORKS: not CIDR: ${badNetworks.join(', ')}`);
     const db = createDataSource({ url: config.DATABASE_URL, schema: 'webhooks', migrations, applicationName: 'webhooks', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
 

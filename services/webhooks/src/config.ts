@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { contextKeysSetting, env, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
+import { invalidNetworks } from './domain/targets.js';
 
 /** A comma list of whole numbers (ms), e.g. the retry schedule. */
 const msList = (fallback: string) =>
@@ -77,7 +78,10 @@ export function webhooksConfig(source: NodeJS.ProcessEnv = process.env) {
       WEBHOOKS_SWEEP_MS: env.int(5_000, 100),
     },
     source,
-    redisSettingsProblems,
+    (config) => {
+      const notCidr = invalidNetworks(config.WEBHOOKS_ALLOWED_NETWORKS);
+      return [...redisSettingsProblems(config), ...(notCidr.length ? [`WEBHOOKS_ALLOWED_NETWORKS: not CIDR: ${notCidr.join(', ')}`] : [])];
+    },
   );
 }
 

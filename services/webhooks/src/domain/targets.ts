@@ -98,8 +98,8 @@ function rangeName(range: string): string {
   }
 }
 
-/** Whether every entry of a network allow-list is a CIDR (a config check). */
-export function validNetworks(networks: readonly string[]): string[] {
+/** The entries of a network allow-list that are not CIDR (a config check: none for a valid list). */
+export function invalidNetworks(networks: readonly string[]): string[] {
   return networks.filter((cidr) => {
     try {
       ipaddr.parseCIDR(cidr);
