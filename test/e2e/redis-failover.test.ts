@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readRundownEvents, type RedisClient } from '@rundown/shared';
 import { createRundown, createTeam, system, v1 } from '../support/client.js';
 import { pidListeningOn } from '../support/processes.js';
@@ -16,11 +16,9 @@ import { systemRedis } from '../support/system-redis.js';
 
 const onSentinel = system().redisEnv.REDIS_MODE === 'sentinel';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-let redis: RedisClient;
-
-beforeAll(() => {
-  if (onSentinel) redis = systemRedis('e2e-failover');
-});
+// Opened after the failover, where the test reads the streams: a connection left idle through the
+// primary's death can have given up reconnecting by then, which is the test's own client, not the system.
+let redis: RedisClient | undefined;
 afterAll(() => redis?.disconnect());
 
 async function primaryPort(): Promise<number> {
@@ -114,6 +112,7 @@ describe.skipIf(!onSentinel)('the Redis primary killed (-9) under load (Sentinel
     }
     const status = (await v1('GET', `/rundowns/${timed.id}/status`, { token: owner })).body.data;
     expect(status).toMatchObject({ phase: 'ended', revision: 4 });
+    redis = systemRedis('e2e-failover');
     const revisions = (await readRundownEvents(redis, timed.id, '0-0', { count: 100 })).flatMap((e) =>
       e.event.payload?.$case === 'status' ? [Number((e.event.payload.value as { revision: number }).revision)] : [],
     );
