@@ -42,9 +42,10 @@ describe.skipIf(!onSentinel)('the Redis primary killed (-9) under load (Sentinel
     // The SSE client: follows the cues, and resumes with Last-Event-ID whenever its stream ends.
     const frames: Frame[] = [];
     let stop = false;
+    let followerStop = false;
     const following = (async () => {
       let client: SseClient = await follow(writes.id, { token: viewer, events: 'cue' });
-      while (!stop) {
+      while (!followerStop) {
         await Promise.race([client.ended, sleep(200)]);
         frames.push(...client.frames.filter((f) => !frames.includes(f)));
         if (client.endedAt === undefined) continue;
@@ -89,8 +90,18 @@ describe.skipIf(!onSentinel)('the Redis primary killed (-9) under load (Sentinel
     for (const end = Date.now() + 30_000; (await primaryPort().catch(() => port)) === port && Date.now() < end; ) await sleep(50);
     const promotedMs = Date.now() - killedAt;
     await sleep(6_000);
+    // On a loaded machine the switch can take longer: the writers go on until their last ten requests
+    // were answered (bounded; the bound below is what is asserted).
+    const ok = (s: { status: number }) => s.status === 200 || s.status === 201;
+    for (const end = Date.now() + 15_000; Date.now() < end && !samples.slice(-10).every(ok); ) await sleep(100);
     stop = true;
-    await Promise.all([...writers, following]);
+    await Promise.all(writers);
+    // An event reaches the client after its write is acknowledged: the follower stops once it has seen
+    // every acknowledged cue, or after a bound.
+    const seenIds = () => new Set(frames.filter((f) => f.event === 'cue').map((f) => f.data.id as string));
+    for (const end = Date.now() + 10_000; Date.now() < end && acknowledged.some((w) => !seenIds().has(w.id)); ) await sleep(100);
+    followerStop = true;
+    await following;
 
     // No 500, nothing past its deadline (the route's 5 s, plus slack), answered again within a bound.
     expect(samples.filter((s) => s.status >= 500 && s.status !== 503), 'answers 5xx other than 503').toEqual([]);
@@ -98,13 +109,13 @@ describe.skipIf(!onSentinel)('the Redis primary killed (-9) under load (Sentinel
     const failed = samples.filter((s) => s.at >= killedAt && s.status !== 200 && s.status !== 201);
     const back = samples.find((s) => s.at >= killedAt && (s.status === 200 || s.status === 201) && s.at > (failed.at(-1)?.at ?? 0));
     const answeringAfterMs = (back?.at ?? Infinity) - killedAt;
-    expect(answeringAfterMs).toBeLessThan(15_000);
+    expect(answeringAfterMs, `refused after the kill: ${JSON.stringify(failed.map((s) => ({ status: s.status, ms: s.ms, after: s.at - killedAt })))}`).toBeLessThan(15_000);
 
     // Every acknowledged write stored once.
     const stored: { id: string; title: string }[] = (await v1('GET', `/rundowns/${writes.id}/cues`, { token: owner, query: { limit: '1000' } })).body.data.items;
     for (const w of acknowledged) expect(stored.filter((c) => c.title === w.title), w.title).toHaveLength(1);
     // The SSE client saw every acknowledged cue.
-    const seen = new Set(frames.filter((f) => f.event === 'cue').map((f) => f.data.id as string));
+    const seen = seenIds();
     expect(acknowledged.filter((w) => !seen.has(w.id)), 'acknowledged cues the SSE client never saw').toEqual([]);
     // The timed show: ended, one status per revision (each deadline fired once).
     for (const end = Date.now() + 10_000; Date.now() < end; await sleep(200)) {
