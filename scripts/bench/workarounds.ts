@@ -6,25 +6,21 @@
 //           three routes, and the CPU the server process spent per request (each its own process)
 //   bind    the lean AsyncResource#bind against Node's own: sequential unary grpc-js calls in one
 //           process, time per call and GC time
-//   pg      TypeORM's pool (`driver.master`), statements through `pg` itself against the same statement
-//           through `DataSource.query`: sequential and at 16 at once
 // The v0 write coalescing (Engine.IO's private flush) is measured by `npm run bench:v0` against the
 // same bare Socket.IO server without it.
-//   options: --only router,bind,pg --rounds 3 --seconds 6 --json
+//   options: --only router,bind --rounds 3 --seconds 6 --json
 // Loopback only; every loop is bounded by time or count.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { createDataSource, pgPool } from '@rundown/shared';
-import { createDatabase } from '../../test/support/infra.js';
 import { quick, recordFigure } from './figures.js';
 import { percentile } from './stats.js';
 import { cpuMs, statusOf } from './support.js';
 
 const { values } = parseArgs({
   options: {
-    only: { type: 'string', default: 'router,bind,pg' },
+    only: { type: 'string', default: 'router,bind' },
     rounds: { type: 'string', default: quick ? '2' : '3' },
     seconds: { type: 'string', default: quick ? '3' : '6' },
     json: { type: 'boolean', default: false },
@@ -119,49 +115,6 @@ try {
     const per = (v: 'node' | 'lean', k: 'us_per_call' | 'gc_ms_per_1000_calls') => median(results[v].map((x) => x[k]));
     lowerIsBetter('AsyncResource#bind replaced (Node 20)', 'sequential grpc-js unary call (µs)', per('node', 'us_per_call'), per('lean', 'us_per_call'));
     lowerIsBetter('AsyncResource#bind replaced (Node 20)', 'GC time per 1,000 calls (ms)', per('node', 'gc_ms_per_1000_calls'), per('lean', 'gc_ms_per_1000_calls'));
-  }
-
-  if (parts.has('pg')) {
-    const database = await createDatabase(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'bench_workarounds');
-    const db = createDataSource({ url: database.url, schema: 'public', migrations: [], applicationName: 'bench-workarounds' });
-    try {
-      await db.initialize();
-      await db.query('CREATE TABLE rundowns (id text PRIMARY KEY, team_id text NOT NULL, title text NOT NULL, body jsonb NOT NULL)');
-      await db.query(`INSERT INTO rundowns SELECT 'rd_' || i, 'team_1', 'Rundown ' || i, '{"columns":[]}' FROM generate_series(1, 1000) i`);
-      const pool = pgPool(db);
-      const sql = 'SELECT id, team_id, title, body FROM rundowns WHERE id = $1';
-      const viaTypeorm = async (i: number) => void (await db.query(sql, [`rd_${(i % 1000) + 1}`]));
-      const viaPg = async (i: number) => void (await pool.query(sql, [`rd_${(i % 1000) + 1}`]));
-      const sequential = async (fn: (i: number) => Promise<void>, n: number) => {
-        const t0 = performance.now();
-        for (let i = 0; i < n; i++) await fn(i);
-        return (1000 * (performance.now() - t0)) / n;
-      };
-      const concurrent = async (fn: (i: number) => Promise<void>, durationS: number) => {
-        let done = 0;
-        const until = performance.now() + durationS * 1000;
-        await Promise.all(Array.from({ length: 16 }, async () => {
-          while (performance.now() < until) await fn(done++);
-        }));
-        return (1e6 * durationS) / done;
-      };
-      await sequential(viaTypeorm, 500);
-      await sequential(viaPg, 500);
-      const seq = { typeorm: [] as number[], pg: [] as number[] };
-      const conc = { typeorm: [] as number[], pg: [] as number[] };
-      const n = quick ? 1000 : 3000;
-      for (let r = 0; r < rounds; r++) {
-        seq.typeorm.push(await sequential(viaTypeorm, n / rounds));
-        seq.pg.push(await sequential(viaPg, n / rounds));
-        conc.typeorm.push(await concurrent(viaTypeorm, seconds / rounds / 2));
-        conc.pg.push(await concurrent(viaPg, seconds / rounds / 2));
-      }
-      lowerIsBetter('TypeORM pool (driver.master) for statements through pg', 'sequential read of one row (µs)', median(seq.typeorm), median(seq.pg));
-      lowerIsBetter('TypeORM pool (driver.master) for statements through pg', 'time per read at 16 at once (µs, 1/throughput)', median(conc.typeorm), median(conc.pg));
-    } finally {
-      if (db.isInitialized) await db.destroy();
-      await database.drop();
-    }
   }
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');

@@ -1,7 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgDb } from '@rundown/shared';
 import { QUEUE_NAME } from '../../services/runner/src/jobs/timers.js';
 import { createRundown, createTeam, system } from '../support/client.js';
 import { startInProcessRunner, type InProcessRunner } from '../support/in-process-runner.js';
@@ -92,7 +91,7 @@ describe('a show whose job was lost between its commit and its placement', () =>
   it('advances again once the timers reconnect to Redis', async () => {
     const show = await startedWithLostJob();
     wired.timers.onReconnect(async () => {
-      const row = await wired.shows.find(pgDb(wired.db), show.rundownId);
+      const row = await wired.shows.find(wired.db, show.rundownId);
       if (row) await wired.timers.replace([], row.jobs);
     });
     const admin = new Redis(system().redisUrl);

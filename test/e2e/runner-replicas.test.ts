@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataSource, createLogger, eventKeys, isAppError, type CallerContext } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import { createServiceDatabase, createLogger, eventKeys, isAppError, type CallerContext, type Database } from '@rundown/shared';
 import { runnerConfig } from '../../services/runner/src/config.js';
 import { RunnerService } from '../../services/runner/src/domain/runner.js';
 import { RundownOrderSource } from '../../services/runner/src/clients/order-source.js';
@@ -23,7 +22,7 @@ import { createRundown, createTeam, system, v1 } from '../support/client.js';
 
 interface Replica {
   runner: RunnerService<unknown>;
-  db: DataSource;
+  db: Database;
   timers: BullTimers;
   sink: RedisStatusSink;
   orders: RundownOrderSource;
@@ -37,7 +36,7 @@ async function replica(name: string): Promise<Replica> {
   const s = system();
   const config = runnerConfig({ ...s.redisEnv, DATABASE_URL: s.databaseUrl, RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR, INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS });
   const logger = createLogger(name, 'silent');
-  const db = await createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations: [], applicationName: name, poolSize: 4 }).initialize();
+  const db = await createServiceDatabase({ url: config.DATABASE_URL, applicationName: name, poolSize: 4 }).initialize();
   const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' }), 1_000);
   const timers = new BullTimers(config, logger, config.TIMER_LEAD_MS, `replicas-e2e-${randomBytes(3).toString('hex')}`);
   const sink = new RedisStatusSink(config, logger);

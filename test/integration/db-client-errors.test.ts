@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { createDataSource, pgPool } from '@rundown/shared';
+import { createServiceDatabase } from '@rundown/shared';
 
 /**
  * A connection PostgreSQL cuts while a service holds it checked out (a restart; here
@@ -9,10 +9,10 @@ import { createDataSource, pgPool } from '@rundown/shared';
  */
 describe('a checked-out connection cut by PostgreSQL', () => {
   it('fails that client’s next statement, takes nothing else down, and the pool serves on', async () => {
-    const db = createDataSource({ url: inject('databaseUrl'), schema: 'public', migrations: [], applicationName: 'it-client-errors', poolSize: 3 });
+    const db = createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'it-client-errors', poolSize: 3 });
     await db.initialize();
     try {
-      const pool = pgPool(db);
+      const pool = db.pool;
       const held = await pool.connect();
       const { pid } = (await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
       await pool.query('SELECT pg_terminate_backend($1)', [pid]);

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
-import type { DataSource } from 'typeorm';
 import {
   compareEventIds,
-  createDataSource,
+  createServiceDatabase,
   createLogger,
   encodeEvent,
   eventKeys,
@@ -19,6 +18,7 @@ import {
   readFactVersion,
   readRundownEvents,
   type OutboxRelay,
+  type Database,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
 import { RundownEventFollower } from '../../services/runner/src/jobs/rundown-events.js';
@@ -31,12 +31,12 @@ import { RundownEventFollower } from '../../services/runner/src/jobs/rundown-eve
 const schema = `outbox_it_${randomBytes(3).toString('hex')}`;
 const outbox = new Outbox(schema, 'it');
 const logger = createLogger('outbox-it', 'silent');
-let db: DataSource;
+let db: Database;
 let redis: Redis;
 const relays: OutboxRelay[] = [];
 
 beforeAll(async () => {
-  db = createDataSource({ url: inject('databaseUrl'), schema, migrations: [], applicationName: 'it-outbox', poolSize: 12 });
+  db = createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'it-outbox', poolSize: 12 });
   await db.initialize();
   await db.query(`CREATE SCHEMA "${schema}"`);
   for (const sql of outboxTableSql(schema)) await db.query(sql);

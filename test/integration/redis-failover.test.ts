@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { DataSource } from 'typeorm';
 import {
-  createDataSource,
+  createServiceDatabase,
   createLogger,
   createRedis,
   eventKeys,
@@ -17,6 +16,7 @@ import {
   type RedisClient,
   type RedisSettings,
   redisKeys,
+  type Database,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
 import { RevocationStore } from '../../services/auth/src/repositories/revocations.js';
@@ -36,14 +36,14 @@ const outbox = new Outbox(schema, 'it');
 const logger = createLogger('failover-it', 'silent');
 let sentinel: SentinelHarness;
 let settings: RedisSettings;
-let db: DataSource;
+let db: Database;
 let relayRedis: RedisClient;
 let relay: OutboxRelay;
 
 beforeAll(async () => {
   sentinel = await startSentinelGroup({ basePort: await freeClusterPorts(5) });
   settings = { REDIS_MODE: 'sentinel', REDIS_SENTINELS: sentinel.sentinels, REDIS_SENTINEL_MASTER: sentinel.master, REDIS_WAIT_TIMEOUT_MS: 500 };
-  db = createDataSource({ url: inject('databaseUrl'), schema, migrations: [], applicationName: 'it-failover', poolSize: 6 });
+  db = createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'it-failover', poolSize: 6 });
   await db.initialize();
   await db.query(`CREATE SCHEMA "${schema}"`);
   for (const sql of outboxTableSql(schema)) await db.query(sql);

@@ -2,19 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Redis } from 'ioredis';
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
-import { createDataSource, redisKeys, TOKEN_ISSUER } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import { createServiceDatabase, redisKeys, TOKEN_ISSUER, type Database } from '@rundown/shared';
 import type { TeamsService } from '../../services/auth/src/domain/teams.js';
 import { SigningKeys } from '../../services/auth/src/domain/signing.js';
 import { authDomain } from '../../services/auth/src/wiring.js';
 
-let db: DataSource;
+let db: Database;
 let redis: Redis;
 let keys: SigningKeys;
 let teams: TeamsService;
 
 beforeAll(async () => {
-  db = createDataSource({ url: inject('databaseUrl'), schema: 'auth', migrations: [], applicationName: 'it-auth' });
+  db = createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'it-auth' });
   await db.initialize();
   redis = new Redis(inject('redisUrl'));
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });

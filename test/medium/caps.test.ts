@@ -1,12 +1,12 @@
+import type { Database } from '@rundown/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
 import { domainOf, newRundown, openDatabase } from './support.js';
 
 // The rundown service's count caps (docs/api-decisions.md): 1,000 cues, 50 columns, 100 mentions and
 // 100 text variables per rundown, counted by the domain under the rundown's lock wherever the write
 // comes from (one create, a batch, the admin surface). Domain and repositories, real PostgreSQL.
 
-let db: DataSource;
+let db: Database;
 let domain: ReturnType<typeof domainOf>;
 
 beforeAll(async () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDataSource, type CallerContext } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import { createServiceDatabase, type CallerContext, type Database } from '@rundown/shared';
 import type { CellsService } from '../../services/cells/src/domain/cells.js';
 import type { CoordinatesPort } from '../../services/cells/src/domain/coordinates.js';
 import { cellsDomain } from '../../services/cells/src/wiring.js';
@@ -15,8 +14,8 @@ import { SnapshotCellsResponse } from '@rundown/shared/proto/rundown/cells/v1/ce
  * database, both schemas), wired to each other in process: each port implemented by the other
  * side's real service, as its gRPC adapter would.
  */
-let rundownDb: DataSource;
-let cellsDb: DataSource;
+let rundownDb: Database;
+let cellsDb: Database;
 let cells: CellsService;
 let coordinates: CoordinatesService;
 let rundown: ReturnType<typeof domainOf>;
@@ -24,7 +23,7 @@ let rundownsFor: (port: CellsPort) => RundownsService;
 let cellsPort: CellsPort;
 
 beforeAll(async () => {
-  cellsDb = await createDataSource({ url: inject('databaseUrl'), schema: 'cells', migrations: [], applicationName: 'medium-cells' }).initialize();
+  cellsDb = await createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'medium-cells' }).initialize();
   rundownDb = await openDatabase('cells');
   rundownsFor = (port) => domainOf(rundownDb, port).rundowns;
   const coordinatesPort: CoordinatesPort = {

@@ -1,10 +1,10 @@
+import type { Database } from '@rundown/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
 import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
 import { domainOf, emptyRundown, openDatabase, teamCaller } from './support.js';
 
 /** Column rules as the domain owns them, over the real repositories and PostgreSQL. */
-let db: DataSource;
+let db: Database;
 let domain: ReturnType<typeof domainOf>;
 const removed: string[] = [];
 

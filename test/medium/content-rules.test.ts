@@ -1,12 +1,12 @@
+import type { Database } from '@rundown/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
 import { domainOf, newRundown, openDatabase } from './support.js';
 
 // Rules of a rundown's mentions and text variables that the rundown service decides against what is
 // stored: names unique in the rundown, a batch that repeats an id or a key, a key that exists already.
 // Domain and repositories, real PostgreSQL.
 
-let db: DataSource;
+let db: Database;
 let domain: ReturnType<typeof domainOf>;
 
 beforeAll(async () => {

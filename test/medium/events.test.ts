@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
-import type { DataSource } from 'typeorm';
-import { createLogger, readRundownEvents, type CallerContext, type OutboxRelay } from '@rundown/shared';
+import { createLogger, readRundownEvents, type CallerContext, type OutboxRelay, type Database } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
 import { rundownOutbox } from '../../services/rundown/src/events/outbox-log.js';
 import { domainOf, openDatabase } from './support.js';
@@ -11,11 +10,11 @@ import { domainOf, openDatabase } from './support.js';
  * every write commits its events; relays started later (two replicas at once) deliver each
  * event once and in commit order.
  */
-let replicas: DataSource[];
+let replicas: Database[];
 let redis: Redis;
 const relays: OutboxRelay[] = [];
 
-function services(db: DataSource) {
+function services(db: Database) {
   const d = domainOf(db);
   return { ...d, variables: d.textVariables, message: d.outputMessage };
 }

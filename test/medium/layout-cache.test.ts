@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { DataSource } from 'typeorm';
-import { AppError, createLogger, factVersionKey, readFactVersion, type CallerContext } from '@rundown/shared';
+import { AppError, createLogger, factVersionKey, readFactVersion, type CallerContext, type Database } from '@rundown/shared';
 import { CachedCoordinates } from '../../services/cells/src/clients/layout-cache.js';
 import type { CoordinatesPort, Layout, LayoutQuery } from '../../services/cells/src/domain/coordinates.js';
 import { RedisFactVersions } from '../../services/rundown/src/events/fact-versions.js';
@@ -13,7 +12,7 @@ import { emptyRundown, openDatabase, quota, teamCaller } from './support.js';
  * layout versions (Redis, written by the rundown domain as the service wires it): after every
  * change the domain has answered, the cache answers what the rundown service answers.
  */
-let db: DataSource;
+let db: Database;
 let redis: Redis;
 let domain: RundownDomain;
 /** The rundown service's answer, as the gRPC adapter would carry it; counts the questions. */

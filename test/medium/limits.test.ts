@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
-import { limits } from '@rundown/shared';
+import { limits, type Database } from '@rundown/shared';
 import { domainOf, emptyRundown, openDatabase, teamCaller } from './support.js';
 
 // The rundown service enforces its resources' text limits itself (the limits table, code points as JSON
 // Schema's maxLength counts), not only the gateway's schemas: domain and repositories, real PostgreSQL.
 
-let db: DataSource;
+let db: Database;
 let domain: ReturnType<typeof domainOf>;
 
 beforeAll(async () => {

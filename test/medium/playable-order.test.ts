@@ -1,9 +1,9 @@
+import type { Database } from '@rundown/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
 import type { PlayableOrder } from '../../services/rundown/src/domain/playable-order.js';
 import { domainOf, emptyRundown, openDatabase, teamCaller } from './support.js';
 
-let db: DataSource;
+let db: Database;
 let domain: ReturnType<typeof domainOf>;
 
 beforeAll(async () => {

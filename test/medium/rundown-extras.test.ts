@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
-import type { CallerContext } from '@rundown/shared';
+import type { CallerContext, Database } from '@rundown/shared';
 import { domainOf, emptyRundown, openDatabase, teamCaller } from './support.js';
 
 // A create that brings mentions, text variables and an output message (an import, docs/import-export.md), and
 // the export's one-snapshot read of all of it: domain and repositories against real PostgreSQL.
 
-let db: DataSource;
+let db: Database;
 let domain: ReturnType<typeof domainOf>;
 
 beforeAll(async () => {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
-import { AppError } from '@rundown/shared';
+import { AppError, type Database } from '@rundown/shared';
 import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
 import { noCellsYet } from '../../services/rundown/src/domain/cells-port.js';
 import type { RundownsService } from '../../services/rundown/src/domain/rundowns.js';
 import { domainOf, openDatabase } from './support.js';
 
-let db: DataSource;
+let db: Database;
 let rundowns: RundownsService;
 
 beforeAll(async () => {

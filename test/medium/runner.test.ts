@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { DataSource } from 'typeorm';
-import { createDataSource, createLogger, newId, runnerStatusKey, standaloneRedis, type CallerContext, type StoredRunnerStatus } from '@rundown/shared';
+import { createServiceDatabase, createLogger, newId, runnerStatusKey, standaloneRedis, type CallerContext, type StoredRunnerStatus, type Database } from '@rundown/shared';
 import { CueType, SkippedBy, type Cue } from '@rundown/shared/proto/rundown/rundown/v1/cues';
 import type { OrderSource, RunnerService, SourcedOrder } from '../../services/runner/src/domain/runner.js';
 import type { OrderedCue } from '../../services/runner/src/domain/show.js';
@@ -25,7 +24,7 @@ const orderSource: OrderSource<Cue> = {
   },
 };
 
-let db: DataSource;
+let db: Database;
 let redis: Redis;
 let timers: BullTimers;
 let sink: RedisStatusSink;
@@ -34,7 +33,7 @@ let outboxRows: (rundownId: string) => Promise<number>;
 
 beforeAll(async () => {
   const logger = createLogger('medium-runner', 'silent');
-  db = await createDataSource({ url: inject('databaseUrl'), schema: 'runner', migrations: [], applicationName: 'medium-runner', poolSize: 8 }).initialize();
+  db = await createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'medium-runner', poolSize: 8 }).initialize();
   redis = new Redis(inject('redisUrl'));
   timers = new BullTimers(standaloneRedis(inject('redisUrl')), logger, 30, `medium-runner-${randomBytes(3).toString('hex')}`);
   sink = new RedisStatusSink(standaloneRedis(inject('redisUrl')), logger);

@@ -1,6 +1,5 @@
 import { inject } from 'vitest';
-import type { DataSource } from 'typeorm';
-import { createDataSource, type CallerContext } from '@rundown/shared';
+import { createServiceDatabase, type CallerContext, type Database } from '@rundown/shared';
 import type { CellsPort } from '../../services/rundown/src/domain/cells-port.js';
 import type { PlanFacts } from '../../services/rundown/src/domain/rundowns.js';
 import { rundownDomain } from '../../services/rundown/src/wiring.js';
@@ -10,15 +9,15 @@ import { rundownDomain } from '../../services/rundown/src/wiring.js';
  * real PostgreSQL (the tier's migrated database) — no transport, no gateway. New services grow
  * this tier for their rules instead of the end-to-end suite.
  */
-export async function openDatabase(name: string, poolSize = 10): Promise<DataSource> {
-  const db = createDataSource({ url: inject('databaseUrl'), schema: 'rundown', migrations: [], applicationName: `medium-${name}`, poolSize });
+export async function openDatabase(name: string, poolSize = 10): Promise<Database> {
+  const db = createServiceDatabase({ url: inject('databaseUrl'), applicationName: `medium-${name}`, poolSize });
   return db.initialize();
 }
 
 /** The quota auth would answer (the free plan's 10): plan facts are the auth service's, outside this tier. */
 export const quota: PlanFacts = { maxRundowns: () => Promise.resolve(10) };
 
-export const domainOf = (db: DataSource, cells?: CellsPort) =>
+export const domainOf = (db: Database, cells?: CellsPort) =>
   rundownDomain(db, { cursorSecret: 'c'.repeat(32), plan: quota, ...(cells ? { cells } : {}) });
 
 let teams = 0;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { DataSource } from 'typeorm';
 import {
-  createDataSource,
+  createServiceDatabase,
   compareEventIds,
   createLogger,
   createRedis,
@@ -17,6 +16,7 @@ import {
   type EventPayload,
   type OutboxRelay,
   type RedisClient,
+  type Database,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
 import { webhooksDomain, type WebhooksSettings } from '../../services/webhooks/src/wiring.js';
@@ -36,8 +36,8 @@ const SOURCE_SCHEMA = `medium_wh_${randomBytes(3).toString('hex')}`;
 const logger = createLogger('medium-webhooks', 'silent');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let db: DataSource;
-let sourceDb: DataSource;
+let db: Database;
+let sourceDb: Database;
 let relay: OutboxRelay;
 let relayRedis: RedisClient;
 const outbox = new Outbox(SOURCE_SCHEMA, 'rundown');
@@ -78,8 +78,8 @@ function redis(name: string, bull = false): RedisClient {
 
 beforeAll(async () => {
   [receiver, dns] = await Promise.all([WebhookReceiver.start(), startWebhookDns()]);
-  db = await createDataSource({ url: inject('databaseUrl'), schema: 'webhooks', migrations: [], applicationName: 'medium-webhooks', poolSize: 10 }).initialize();
-  sourceDb = await createDataSource({ url: inject('databaseUrl'), schema: SOURCE_SCHEMA, migrations: [], applicationName: 'medium-webhooks-source', poolSize: 4 }).initialize();
+  db = await createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'medium-webhooks', poolSize: 10 }).initialize();
+  sourceDb = await createServiceDatabase({ url: inject('databaseUrl'), applicationName: 'medium-webhooks-source', poolSize: 4 }).initialize();
   await sourceDb.query(`CREATE SCHEMA "${SOURCE_SCHEMA}"`);
   for (const sql of [...outboxTableSql(SOURCE_SCHEMA), outboxTraceSql(SOURCE_SCHEMA)]) await sourceDb.query(sql);
   relayRedis = redis('medium-webhooks-relay');

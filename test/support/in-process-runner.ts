@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createDataSource, createLogger } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import { createServiceDatabase, createLogger, type Database } from '@rundown/shared';
 import { runnerConfig } from '../../services/runner/src/config.js';
 import type { RunnerService } from '../../services/runner/src/domain/runner.js';
 import { RundownOrderSource } from '../../services/runner/src/clients/order-source.js';
@@ -14,7 +13,7 @@ export interface InProcessRunner {
   runner: RunnerService<unknown>;
   timers: BullTimers;
   shows: ShowsRepository;
-  db: DataSource;
+  db: Database;
   /** The queue prefix its jobs live under: only this runner fires them. */
   prefix: string;
   close(): Promise<void>;
@@ -29,7 +28,7 @@ export async function startInProcessRunner(name: string, clock?: () => number): 
   const config = runnerConfig({ ...s.redisEnv, DATABASE_URL: s.databaseUrl, RUNDOWN_ADDR: s.gatewayEnv.RUNDOWN_ADDR, INTERNAL_CONTEXT_KEYS: s.gatewayEnv.INTERNAL_CONTEXT_KEYS });
   const logger = createLogger(name, 'silent');
   const prefix = `{${name}-${randomBytes(3).toString("hex")}}`;
-  const db = await createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations: [], applicationName: name, poolSize: 4 }).initialize();
+  const db = await createServiceDatabase({ url: config.DATABASE_URL, applicationName: name, poolSize: 4 }).initialize();
   const orders = new RundownOrderSource(config.RUNDOWN_ADDR, config.GRPC_DEADLINE_MS, config.INTERNAL_CONTEXT_KEYS.signer({ kind: 'service', name: 'runner' }), 1_000);
   const timers = new BullTimers(config, logger, config.TIMER_LEAD_MS, prefix);
   const sink = new RedisStatusSink(config, logger);

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import type { MigrationInterface } from 'typeorm';
-import { createDataSource, runMigrations, SERVICES } from '@rundown/shared';
+import { runMigrations, SERVICES } from '@rundown/shared';
 import { createDatabase, isolatedRedis, startInfra } from './infra.js';
 
 declare module 'vitest' {
@@ -22,9 +22,7 @@ export default async function setup(project: TestProject) {
     const { migrations: list } = (await import(`../../services/${schema}/src/migrations/index.ts`)) as {
       migrations: readonly (new () => MigrationInterface)[];
     };
-    const db = createDataSource({ url: database.url, schema, migrations: [...list], applicationName: `it-migrate-${schema}` });
-    await runMigrations(db, schema);
-    await db.destroy();
+    await runMigrations({ url: database.url, schema, migrations: [...list], applicationName: `it-migrate-${schema}` });
   }
   project.provide('databaseUrl', database.url);
   project.provide('redisUrl', await isolatedRedis(infra.redisUrl, Number(process.env.IT_REDIS_DB ?? 14)));

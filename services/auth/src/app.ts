@@ -1,4 +1,4 @@
-import { createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
+import { createServiceDatabase, createLogger, migrateAndExit, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { authConfig } from './config.js';
 import { migrations } from './migrations/index.js';
 import { SigningKeys } from './domain/signing.js';
@@ -11,7 +11,7 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'migrate') return migrateAndExit('auth', migrations, logger);
   await runService(logger, async () => {
     const config = authConfig();
-    const db = createDataSource({ url: config.DATABASE_URL, schema: 'auth', migrations, applicationName: 'auth' });
+    const db = createServiceDatabase({ url: config.DATABASE_URL, applicationName: 'auth' });
     await db.initialize();
     const redis = createRedis(config, { name: 'auth', maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 2_000 });
     const keys = await SigningKeys.load(config.JWT_PRIVATE_KEYS, config.V0_TOKEN_SECRET);

@@ -1,4 +1,4 @@
-import { createDataSource, createLogger, createRedis, migrateAndExit, readFactVersion, replicationOf, runService, startGrpcServer, timedWithoutSpan } from '@rundown/shared';
+import { createServiceDatabase, createLogger, createRedis, migrateAndExit, readFactVersion, replicationOf, runService, startGrpcServer, timedWithoutSpan } from '@rundown/shared';
 import { CachedCoordinates } from './clients/layout-cache.js';
 import { RundownCoordinates } from './clients/rundown.js';
 import { cellsConfig } from './config.js';
@@ -14,7 +14,7 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'migrate') return migrateAndExit('cells', migrations, logger);
   await runService(logger, async () => {
     const config = cellsConfig();
-    const db = createDataSource({ url: config.DATABASE_URL, schema: 'cells', migrations, applicationName: 'cells', poolSize: config.DB_POOL_SIZE });
+    const db = createServiceDatabase({ url: config.DATABASE_URL, applicationName: 'cells', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
     // Writes never wait on Redis: events wait in the outbox until the relay reaches it again.
     const redis = createRedis(config, { name: 'cells', maxRetriesPerRequest: 2, enableOfflineQueue: true });

@@ -1,5 +1,4 @@
-import { CursorCodec } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import { CursorCodec, type Database } from '@rundown/shared';
 import { CellsService } from './domain/cells.js';
 import type { CoordinatesPort } from './domain/coordinates.js';
 import { inThreadContents, type HtmlContents } from './domain/html-contents.js';
@@ -11,6 +10,6 @@ import { CellsRepository } from './repositories/cells.js';
  * service says a coordinate is, and where HTML is sanitized): what the gRPC handlers serve and what
  * the medium tier exercises against real PostgreSQL (no transport).
  */
-export function cellsDomain(db: DataSource, options: { coordinates: CoordinatesPort; cursorSecret: string; html?: HtmlContents }) {
+export function cellsDomain(db: Database, options: { coordinates: CoordinatesPort; cursorSecret: string; html?: HtmlContents }) {
   return { cells: new CellsService(new CellsRepository(db), options.coordinates, new CursorCodec(options.cursorSecret), new OutboxCellEventLog(), options.html ?? inThreadContents) };
 }

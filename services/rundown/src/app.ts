@@ -1,4 +1,4 @@
-import { createClient, createDataSource, createLogger, migrateAndExit, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
+import { createClient, createServiceDatabase, createLogger, migrateAndExit, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { AuthServiceService } from '@rundown/shared/proto/rundown/auth/v1/auth';
 import { planFactsFromAuth } from './clients/auth.js';
 import { rundownConfig } from './config.js';
@@ -24,10 +24,8 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'migrate') return migrateAndExit('rundown', migrations, logger);
   await runService(logger, async () => {
     const config = rundownConfig();
-    const db = createDataSource({
+    const db = createServiceDatabase({
       url: config.DATABASE_URL,
-      schema: 'rundown',
-      migrations,
       applicationName: 'rundown',
       poolSize: config.DB_POOL_SIZE,
     });

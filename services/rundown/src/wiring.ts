@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Database } from '@rundown/shared';
 import { RundownAccess } from './domain/access.js';
 import { noCellsYet, type CellsPort } from './domain/cells-port.js';
 import { ColumnsService } from './domain/columns.js';
@@ -30,7 +30,7 @@ export type RundownDomain = ReturnType<typeof rundownDomain>;
  * what the medium test tier exercises against real PostgreSQL (the same wiring, no transport).
  */
 export function rundownDomain(
-  dataSource: DataSource,
+  database: Database,
   options: {
     cursorSecret: string;
     plan: PlanFacts;
@@ -38,12 +38,12 @@ export function rundownDomain(
     events?: EventLog;
     versions?: FactVersions;
     /** The gateway's record read model, kept current by every write and filled by reads. */
-    records?: (db: DataSource, repo: RundownsRepository) => RecordReadModel;
+    records?: (db: Database, repo: RundownsRepository) => RecordReadModel;
   },
 ) {
   const rundownsRepo = new RundownsRepository();
-  const records = options.records?.(dataSource, rundownsRepo);
-  const transactions = new PgTransactions(dataSource, records);
+  const records = options.records?.(database, rundownsRepo);
+  const transactions = new PgTransactions(database, records);
   const events = options.events ?? new OutboxEventLog();
   const cells = options.cells ?? noCellsYet;
   // Told after every committed change of the facts the cells service (layout) and the runner (order) keep.

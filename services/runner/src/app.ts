@@ -1,4 +1,4 @@
-import { createDataSource, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
+import { createServiceDatabase, createLogger, migrateAndExit, readFactVersion, runService, startGrpcServer, createRedis, replicationOf } from '@rundown/shared';
 import { runnerConfig } from './config.js';
 import type { JobSpec } from './domain/jobs.js';
 import { RundownOrderSource } from './clients/order-source.js';
@@ -18,7 +18,7 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'migrate') return migrateAndExit('runner', migrations, logger);
   await runService(logger, async () => {
     const config = runnerConfig();
-    const db = createDataSource({ url: config.DATABASE_URL, schema: 'runner', migrations, applicationName: 'runner', poolSize: config.DB_POOL_SIZE });
+    const db = createServiceDatabase({ url: config.DATABASE_URL, applicationName: 'runner', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
     const redis = createRedis(config, { name: 'runner', maxRetriesPerRequest: 2, commandTimeout: 5_000 });
     redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));

@@ -1,10 +1,10 @@
-import type { Pool, PoolClient } from 'pg';
-import { DataSource, type MigrationInterface } from 'typeorm';
+import pg, { type Pool, type PoolClient } from 'pg';
+import type { MigrationInterface } from 'typeorm';
 
 /**
- * What a repository reads and writes through: the pool or an open transaction (a TypeORM
- * DataSource or EntityManager satisfies it). A structural type, so the domain layers that pass
- * handles along never depend on TypeORM.
+ * What a repository reads and writes through: the service's `Database` or an open transaction; its
+ * `query` answers the rows. A structural type, so the domain layers that pass handles along depend
+ * on no driver.
  */
 export interface Db {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed by each repository
@@ -59,32 +59,33 @@ export function packParameter(values: readonly (string | Uint8Array)[]): PackedP
   return { bytes: bytes.subarray(0, at), starts, lengths };
 }
 
-/**
- * The pg Pool under a service's DataSource (TypeORM's PostgresDriver keeps the pool it created from
- * the DataSource's options as `master`): for the hot paths that run their statements through `pg`
- * itself, on the same connections, limits (pool size, statement_timeout) and per-statement spans.
- */
-export function pgPool(db: DataSource): Pool {
-  const pool = (db.driver as unknown as { master?: Pool }).master;
-  if (!pool) throw new Error('pgPool: the DataSource is not initialized (no pg pool)');
-  return pool;
-}
-
-/** Autocommit statements on the pool under a service's DataSource, through `pg` itself (see `pgPool`). */
-export function pgDb(db: DataSource): Db {
-  const pool = pgPool(db);
-  return { query: async (sql: string, parameters?: unknown[]) => (await pool.query(sql, parameters)).rows };
-}
+/** PostgreSQL's isolation levels above the default (READ COMMITTED). */
+export type IsolationLevel = 'REPEATABLE READ' | 'SERIALIZABLE';
 
 /**
- * A statement PostgreSQL parses and plans once per connection rather than on every call: a named
- * (prepared) statement on the pool under `db`, for a hot read of one fixed SQL text. Each name holds
- * one prepared statement on every connection of the pool, so it is for fixed texts only, never for
- * SQL built per call. A pooler between the services and PostgreSQL must keep prepared statements.
+ * A service's PostgreSQL: one `pg` pool, statements and transactions straight through `pg` (its
+ * OpenTelemetry instrumentation makes a span per statement). `query` answers the rows, for every
+ * kind of statement (a count comes back as a row: `WITH d AS (DELETE ... RETURNING 1) SELECT count(*)`).
  */
-export function pgPrepared<Row>(db: DataSource, name: string, text: string): (values: unknown[]) => Promise<Row[]> {
-  const pool = pgPool(db);
-  return async (values) => (await pool.query({ name, text, values })).rows as Row[];
+export interface Database extends Db {
+  readonly pool: Pool;
+  readonly isInitialized: boolean;
+  /** Opens one connection, so a start-up fails at once when PostgreSQL cannot be reached. */
+  initialize(): Promise<Database>;
+  destroy(): Promise<void>;
+  /** Runs `work` in one transaction on one pooled connection: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  transaction<T>(isolation: IsolationLevel, work: (tx: Db) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A named (prepared) statement: PostgreSQL parses and plans it once per connection rather than on
+ * every call, for a hot read of one fixed SQL text. Each name holds one prepared statement on every
+ * connection of the pool, so it is for fixed texts only, never for SQL built per call. A pooler
+ * between the services and PostgreSQL must keep prepared statements.
+ */
+export function pgPrepared<Row>(db: Database, name: string, text: string): (values: unknown[]) => Promise<Row[]> {
+  return async (values) => (await db.pool.query({ name, text, values })).rows as Row[];
 }
 
 /**
@@ -102,20 +103,26 @@ export async function withPgClient<T>(pool: Pool, work: (client: PoolClient, bro
 }
 
 /**
- * Transactions on the pool under the service's DataSource, through `pg` itself: BEGIN, the work's
- * statements, COMMIT, on one pooled connection, as TypeORM's `transaction` runs them but without
- * its layer (a query runner, a broadcast before and after every statement), which profiled as a
- * share of the runner's CPU per transition (bench:runner).
- *
- * `tx.query` answers the rows, as TypeORM does for SELECT, INSERT/WITH ... RETURNING and SELECT (the
- * answer of a bare UPDATE or DELETE is not read).
+ * A service's database, confined by convention to that service's own schema (every statement names
+ * it). Schema changes only ever come from migrations (`runMigrations`), which are the one use of
+ * TypeORM: it is loaded for them alone, never on a service's start or its requests.
  */
-export function pgTransactions(db: DataSource): Transact {
-  const pool = pgPool(db);
-  return <T>(work: (tx: Db) => Promise<T>): Promise<T> =>
-    withPgClient(pool, async (client, broken) => {
+export function createServiceDatabase(options: { url: string; poolSize?: number; applicationName: string }): Database {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    application_name: options.applicationName,
+    max: options.poolSize ?? 10,
+    statement_timeout: 10_000,
+  });
+  // An idle client whose connection drops: the pool discards it and the next statement connects anew.
+  pool.on('error', () => undefined);
+  keepCheckedOutClientsAlive(pool);
+  let initialized = false;
+  const transaction = <T>(isolationOrWork: IsolationLevel | ((tx: Db) => Promise<T>), maybeWork?: (tx: Db) => Promise<T>): Promise<T> => {
+    const [isolation, work] = typeof isolationOrWork === 'function' ? [undefined, isolationOrWork] : [isolationOrWork, maybeWork!];
+    return withPgClient(pool, async (client, broken) => {
       try {
-        await client.query('BEGIN');
+        await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation}` : 'BEGIN');
         const result = await work({ query: async (sql: string, parameters?: unknown[]) => (await client.query(sql, parameters)).rows });
         await client.query('COMMIT');
         return result;
@@ -124,39 +131,25 @@ export function pgTransactions(db: DataSource): Transact {
         throw error;
       }
     });
-}
-
-/**
- * One TypeORM DataSource per service, confined to that service's own schema. Schema changes
- * only ever come from migrations (synchronize is off).
- */
-export function createDataSource(options: {
-  url: string;
-  schema: string;
-  migrations: (new () => MigrationInterface)[];
-  poolSize?: number;
-  applicationName: string;
-}): DataSource {
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url: options.url,
-    schema: options.schema,
-    entities: [],
-    migrations: options.migrations,
-    migrationsTableName: 'migrations',
-    synchronize: false,
-    migrationsRun: false,
-    logging: false,
-    applicationName: options.applicationName,
-    extra: { max: options.poolSize ?? 10, statement_timeout: 10_000 },
-  });
-  const initialize = dataSource.initialize.bind(dataSource);
-  dataSource.initialize = async () => {
-    await initialize();
-    keepCheckedOutClientsAlive(pgPool(dataSource));
-    return dataSource;
   };
-  return dataSource;
+  const database: Database = {
+    pool,
+    get isInitialized() {
+      return initialized;
+    },
+    query: async (sql: string, parameters?: unknown[]) => (await pool.query(sql, parameters)).rows,
+    transaction: transaction as Database['transaction'],
+    async initialize() {
+      await pool.query('SELECT 1');
+      initialized = true;
+      return database;
+    },
+    async destroy() {
+      initialized = false;
+      await pool.end();
+    },
+  };
+  return database;
 }
 
 /**
@@ -180,20 +173,41 @@ function keepCheckedOutClientsAlive(pool: Pool): void {
 
 /**
  * Runs pending migrations under an advisory lock, so replicas starting together (or a Helm hook
- * and a developer) never apply the same migration twice.
+ * and a developer) never apply the same migration twice. TypeORM runs them (its migrations table
+ * and runner), loaded here only: a service's start and requests never load it.
  */
-export async function runMigrations(dataSource: DataSource, schema: string): Promise<string[]> {
-  if (!dataSource.isInitialized) await dataSource.initialize();
+export async function runMigrations(options: { url: string; schema: string; migrations: (new () => MigrationInterface)[]; applicationName: string }): Promise<string[]> {
+  const { DataSource } = await import('typeorm');
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: [],
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    applicationName: options.applicationName,
+    // Two connections: the advisory lock's and the migrations'. No statement timeout: a migration is not cut short.
+    extra: { max: 2, statement_timeout: 0 },
+  });
+  await dataSource.initialize();
   const runner = dataSource.createQueryRunner();
-  await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
-    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
-    return applied.map((m) => m.name);
+    await runner.connect();
+    const lock = `migrations:${options.schema}`;
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [lock]);
+    try {
+      await runner.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((m) => m.name);
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]).catch(() => undefined);
+    }
   } finally {
-    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
     await runner.release();
+    await dataSource.destroy().catch(() => undefined);
   }
 }
 
@@ -216,15 +230,12 @@ export async function migrateAndExit(schema: string, migrations: (new () => Migr
       process.exit(signal === 'SIGTERM' ? 143 : 130);
     });
   }
-  const db = createDataSource({ url, schema, migrations, applicationName: `${schema}-migrate` });
   try {
-    const applied = await runMigrations(db, schema);
+    const applied = await runMigrations({ url, schema, migrations, applicationName: `${schema}-migrate` });
     logger.info({ applied }, `${schema} migrations done`);
   } catch (err) {
     logger.fatal({ err }, `${schema} migrations failed`);
     process.exit(1);
-  } finally {
-    await db.destroy().catch(() => undefined);
   }
   process.exit(0);
 }

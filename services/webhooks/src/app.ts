@@ -1,4 +1,4 @@
-import { createDataSource, createLogger, createRedis, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
+import { createServiceDatabase, createLogger, createRedis, migrateAndExit, runService, startGrpcServer } from '@rundown/shared';
 import { webhooksConfig } from './config.js';
 import { runnerTiming } from './events/timing.js';
 import { webhookAdminHandlers, webhookHandlers } from './grpc/handlers.js';
@@ -11,7 +11,7 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'migrate') return migrateAndExit('webhooks', migrations, logger);
   await runService(logger, async () => {
     const config = webhooksConfig();
-    const db = createDataSource({ url: config.DATABASE_URL, schema: 'webhooks', migrations, applicationName: 'webhooks', poolSize: config.DB_POOL_SIZE });
+    const db = createServiceDatabase({ url: config.DATABASE_URL, applicationName: 'webhooks', poolSize: config.DB_POOL_SIZE });
     await db.initialize();
 
     // Every Redis connection of the service, made here: commands, the index's blocking group read,

@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import { CursorCodec, pgDb, pgTransactions, type Logger, type RedisClient } from '@rundown/shared';
+import { CursorCodec, type Database, type Logger, type RedisClient, type Transact } from '@rundown/shared';
 import type { WebhooksConfig } from './config.js';
 import { WebhooksService } from './domain/webhooks.js';
 import { Attempts } from './delivery/attempts.js';
@@ -39,7 +38,7 @@ export type WebhooksSettings = Pick<
  * `timing.changed` (the runner's, over gRPC, in the service).
  */
 export function webhooksDomain(
-  db: DataSource,
+  db: Database,
   settings: WebhooksSettings,
   ports: {
     /** Commands that do not block. */
@@ -52,8 +51,7 @@ export function webhooksDomain(
     logger: Logger;
   },
 ) {
-  const pool = pgDb(db);
-  const transact = pgTransactions(db);
+  const transact: Transact = (work) => db.transaction(work);
   const endpoints = new EndpointsRepository();
   const deliveries = new DeliveriesRepository();
   const targets = new TargetResolver(
@@ -62,10 +60,10 @@ export function webhooksDomain(
   );
   const queue = new AttemptQueue(ports.bull, ports.logger);
   const schedule = (jobs: Parameters<AttemptQueue['schedule']>[0]) => queue.schedule(jobs);
-  const webhooks = new WebhooksService(pool, transact, endpoints, deliveries, (url) => targets.check(url), queue, new CursorCodec(settings.CURSOR_SECRET));
+  const webhooks = new WebhooksService(db, transact, endpoints, deliveries, (url) => targets.check(url), queue, new CursorCodec(settings.CURSOR_SECRET));
   const sender = new Sender(targets, { timeoutMs: settings.WEBHOOKS_TIMEOUT_MS, responseBytes: settings.WEBHOOKS_RESPONSE_BYTES });
   const attempts = new Attempts(
-    pool,
+    db,
     deliveries,
     endpoints,
     targets,
@@ -81,7 +79,7 @@ export function webhooksDomain(
     },
     ports.logger,
   );
-  const fanOut = new FanOut(ports.reader, ports.redis, pool, transact, endpoints, deliveries, queue, attempts, ports.timing, settings.NODE_ID, ports.logger);
+  const fanOut = new FanOut(ports.reader, ports.redis, db, transact, endpoints, deliveries, queue, attempts, ports.timing, settings.NODE_ID, ports.logger);
   let stopSweep: (() => void) | undefined;
   return {
     endpoints,
@@ -91,7 +89,7 @@ export function webhooksDomain(
     /** Starts the attempts' worker, the sweep and the fan-out (it follows the index from now on). */
     async start(): Promise<void> {
       queue.start(attempts.run, settings.WEBHOOKS_CONCURRENCY);
-      stopSweep = startSweep({ db: pool, deliveries, schedule, everyMs: settings.WEBHOOKS_SWEEP_MS, retentionMs: settings.WEBHOOKS_RETENTION_MS, logger: ports.logger });
+      stopSweep = startSweep({ db, deliveries, schedule, everyMs: settings.WEBHOOKS_SWEEP_MS, retentionMs: settings.WEBHOOKS_RETENTION_MS, logger: ports.logger });
       await fanOut.start();
     },
     /** Stops following the index, then the attempts (what waits to be logged is logged); the connections stay the caller's. */

@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import type { PlanName } from '@rundown/shared';
+import type { PlanName, Database } from '@rundown/shared';
 
 export interface TeamRow {
   id: string;
@@ -18,7 +17,7 @@ const columns = `id, name, plan, rate_limit_per_minute, max_rundowns, token_epoc
   tokens_valid_after::float8 AS tokens_valid_after, v0_token_id, created_at, updated_at`;
 
 export class TeamsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   async insert(team: Pick<TeamRow, 'id' | 'name' | 'plan' | 'rate_limit_per_minute' | 'max_rundowns'>): Promise<TeamRow> {
     const rows = (await this.db.query(
@@ -49,11 +48,8 @@ export class TeamsRepository {
       sets.push(`${column} = $${values.length}`);
     }
     sets.push('updated_at = now()');
-    const rows = (await this.db.query(`UPDATE auth.teams SET ${sets.join(', ')} WHERE id = $1 RETURNING ${columns}`, values)) as [
-      TeamRow[],
-      number,
-    ];
-    return rows[0][0];
+    const rows = (await this.db.query(`UPDATE auth.teams SET ${sets.join(', ')} WHERE id = $1 RETURNING ${columns}`, values)) as TeamRow[];
+    return rows[0];
   }
 
   /** Starts a new token epoch: every token issued in an earlier one is rejected. */
@@ -62,15 +58,15 @@ export class TeamsRepository {
       `UPDATE auth.teams SET token_epoch = token_epoch + 1, tokens_valid_after = $2, updated_at = now()
        WHERE id = $1 RETURNING ${columns}`,
       [id, now],
-    )) as [TeamRow[], number];
-    return rows[0][0];
+    )) as TeamRow[];
+    return rows[0];
   }
 
   async setV0Token(id: string, tokenId: string): Promise<TeamRow | undefined> {
     const rows = (await this.db.query(
       `UPDATE auth.teams SET v0_token_id = $2, updated_at = now() WHERE id = $1 RETURNING ${columns}`,
       [id, tokenId],
-    )) as [TeamRow[], number];
-    return rows[0][0];
+    )) as TeamRow[];
+    return rows[0];
   }
 }

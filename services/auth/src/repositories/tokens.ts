@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import type { RoleName } from '@rundown/shared';
+import type { RoleName, Database } from '@rundown/shared';
 
 export interface TokenRow {
   id: string;
@@ -19,7 +18,7 @@ const columns = `id, team_id, role, name, rundown_id, environment, epoch, kid,
   issued_at::float8 AS issued_at, expires_at::float8 AS expires_at, revoked_at::float8 AS revoked_at`;
 
 export class TokensRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   async insert(token: Omit<TokenRow, 'revoked_at'>): Promise<TokenRow> {
     const rows = (await this.db.query(
@@ -52,8 +51,8 @@ export class TokensRepository {
     const rows = (await this.db.query(
       `UPDATE auth.tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${columns}`,
       [id, now],
-    )) as [TokenRow[], number];
-    return rows[0][0];
+    )) as TokenRow[];
+    return rows[0];
   }
 
   /** Revoked tokens that have not expired yet: what the edge must keep refusing. */

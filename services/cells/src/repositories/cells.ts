@@ -1,5 +1,4 @@
-import { packParameter, pgDb, pgPrepared, pgTransactions, type Db, type Transact } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import { packParameter, pgPrepared, type Db, type Transact, type Database } from '@rundown/shared';
 import type { CellRow, StoredWrite } from '../domain/model.js';
 
 const cellColumns = 'cue_id, column_id, content, content_html, created_at, updated_at';
@@ -16,9 +15,9 @@ export class CellsRepository {
   /** See `get`. */
   private readonly readCell: (values: unknown[]) => Promise<CellRow[]>;
 
-  constructor(readonly db: DataSource) {
-    this.reads = pgDb(db);
-    this.transact = pgTransactions(db);
+  constructor(readonly db: Database) {
+    this.reads = db;
+    this.transact = (work) => db.transaction(work);
     this.readCell = pgPrepared<CellRow>(
       db,
       'cells.get',
@@ -143,15 +142,15 @@ export class CellsRepository {
   }
 
   async deleteColumn(db: Db, rundownId: string, columnId: string): Promise<number> {
-    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = $1 AND column_id = $2', [rundownId, columnId]));
+    return deletedCount(db, 'rundown_id = $1 AND column_id = $2', [rundownId, columnId]);
   }
 
   async deleteCues(db: Db, rundownId: string, cueIds: string[]): Promise<number> {
-    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = $1 AND cue_id = ANY($2::text[])', [rundownId, cueIds]));
+    return deletedCount(db, 'rundown_id = $1 AND cue_id = ANY($2::text[])', [rundownId, cueIds]);
   }
 
   async deleteRundowns(db: Db, rundownIds: string[]): Promise<number> {
-    return affected(await db.query('DELETE FROM cells.cells WHERE rundown_id = ANY($1::text[])', [rundownIds]));
+    return deletedCount(db, 'rundown_id = ANY($1::text[])', [rundownIds]);
   }
 
   async stage(tx: Db, rundownId: string): Promise<void> {
@@ -174,7 +173,8 @@ export class CellsRepository {
   }
 }
 
-/** Rows affected by a DELETE through TypeORM's `query` (answers `[rows, count]`). */
-function affected(result: unknown): number {
-  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+/** Deletes the cells `where` selects and answers how many there were. */
+async function deletedCount(db: Db, where: string, values: unknown[]): Promise<number> {
+  const [row] = (await db.query(`WITH gone AS (DELETE FROM cells.cells WHERE ${where} RETURNING 1) SELECT count(*)::int AS n FROM gone`, values)) as { n: number }[];
+  return row?.n ?? 0;
 }

@@ -1,6 +1,5 @@
-import { newEvent, Outbox, type Event, type EventPayload } from '@rundown/shared';
+import { newEvent, Outbox, type Event, type EventPayload, type Db } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
-import type { EntityManager } from 'typeorm';
 import type { Change as DomainChange, DomainEvent, EventLog, EventScope } from '../domain/events.js';
 import { columnMessage, cueMessage, mentionMessage, outputMessageMessage, rundownMessage, textVariableMessage } from '../grpc/messages.js';
 
@@ -37,7 +36,7 @@ export function eventPayload(e: DomainEvent): EventPayload {
 export class OutboxEventLog implements EventLog {
   constructor(private readonly outbox: Outbox = rundownOutbox) {}
 
-  async record(tx: EntityManager, rundown: EventScope, events: DomainEvent[]): Promise<void> {
+  async record(tx: Db, rundown: EventScope, events: DomainEvent[]): Promise<void> {
     if (!events.length) return;
     const at = new Date();
     await this.outbox.enqueue(

@@ -30,10 +30,10 @@ export class ColumnsRepository {
 
   /** Renames the column; answers its new row, or undefined when the name was already that. */
   async rename(tx: Db, id: string, name: string): Promise<ColumnRow | undefined> {
-    const [rows] = (await tx.query(
+    const rows = (await tx.query(
       `UPDATE rundown.columns SET name = $2, updated_at = clock_timestamp() WHERE id = $1 AND name <> $2 RETURNING ${columnFields}`,
       [id, name],
-    )) as [ColumnRow[], number];
+    )) as ColumnRow[];
     return rows[0];
   }
 

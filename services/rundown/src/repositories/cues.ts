@@ -53,7 +53,7 @@ export class CuesRepository {
   /** Writes every field but the lock (the admin surface alone sets it). */
   async update(tx: Db, rundownId: string, rows: CueRow[]): Promise<CueRow[]> {
     if (!rows.length) return [];
-    const [stored] = (await tx.query(
+    const stored = (await tx.query(
       `UPDATE rundown.cues c SET type = u.type, title = u.title, subtitle = u.subtitle, duration_ms = u.duration_ms,
          background_color = u.background_color, start_time = u.start_time, skip = u.skip, auto_advance = u.auto_advance,
          scheduled = u.scheduled, updated_at = clock_timestamp()
@@ -61,7 +61,7 @@ export class CuesRepository {
        WHERE c.id = u.id AND c.rundown_id = $11
        RETURNING ${cueColumns('c.')}`,
       [...columns(rows), rundownId],
-    )) as [StoredCue[], number];
+    )) as StoredCue[];
     return stored.map(toRow);
   }
 
@@ -71,10 +71,10 @@ export class CuesRepository {
   }
 
   async setPreventEdits(tx: Db, rundownId: string, cueId: string, value: boolean): Promise<CueRow | undefined> {
-    const [rows] = (await tx.query(
+    const rows = (await tx.query(
       `UPDATE rundown.cues SET prevent_edits = $3, updated_at = clock_timestamp() WHERE rundown_id = $1 AND id = $2 RETURNING ${cueColumns()}`,
       [rundownId, cueId, value],
-    )) as [StoredCue[], number];
+    )) as StoredCue[];
     return rows[0] && toRow(rows[0]);
   }
 }

@@ -32,19 +32,19 @@ export class MentionsRepository {
   /** Writes the given values; answers the rows that changed (only their updated_at moves). */
   async update(tx: Db, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
     if (!rows.length) return [];
-    const [changed] = (await tx.query(
+    const changed = (await tx.query(
       `UPDATE rundown.mentions AS t SET name = m.name, color = m.color, description = m.description, updated_at = clock_timestamp()
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS m(id, name, color, description)
        WHERE t.rundown_id = $1 AND t.id = m.id
          AND (t.name, t.color, t.description) IS DISTINCT FROM (m.name, m.color, m.description)
        RETURNING ${updatedFields}`,
       [rundownId, rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.color), rows.map((r) => r.description)],
-    )) as [MentionRow[], number];
+    )) as MentionRow[];
     return changed;
   }
 
   async remove(tx: Db, rundownId: string, id: string): Promise<boolean> {
-    const [, count] = (await tx.query('DELETE FROM rundown.mentions WHERE rundown_id = $1 AND id = $2', [rundownId, id])) as [unknown, number];
-    return count > 0;
+    const gone = (await tx.query('DELETE FROM rundown.mentions WHERE rundown_id = $1 AND id = $2 RETURNING 1', [rundownId, id])) as unknown[];
+    return gone.length > 0;
   }
 }

@@ -115,19 +115,16 @@ export class RundownsRepository {
       sets.push(`${column} = $${values.length}`);
     }
     sets.push('updated_at = clock_timestamp()');
-    const [rows] = (await tx.query(`UPDATE rundown.rundowns SET ${sets.join(', ')} WHERE id = $1 RETURNING ${rundownColumns}`, values)) as [
-      RundownRow[],
-      number,
-    ];
+    const rows = (await tx.query(`UPDATE rundown.rundowns SET ${sets.join(', ')} WHERE id = $1 RETURNING ${rundownColumns}`, values)) as RundownRow[];
     return rows[0]!;
   }
 
   async softDelete(tx: Db, teamId: string, id: string): Promise<boolean> {
-    const result = (await tx.query(
-      `UPDATE rundown.rundowns SET deleted_at = clock_timestamp() WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL`,
+    const deleted = (await tx.query(
+      `UPDATE rundown.rundowns SET deleted_at = clock_timestamp() WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL RETURNING 1`,
       [id, teamId],
-    )) as [unknown[], number];
-    return result[1] > 0;
+    )) as unknown[];
+    return deleted.length > 0;
   }
 
   /** The cue tree and the playable total always change with the cues, in the same transaction. */

@@ -44,10 +44,7 @@ export class TextVariablesRepository {
   }
 
   async remove(tx: Db, rundownId: string, key: string): Promise<boolean> {
-    const [, count] = (await tx.query('DELETE FROM rundown.text_variables WHERE rundown_id = $1 AND key = $2', [rundownId, key])) as [
-      unknown,
-      number,
-    ];
-    return count > 0;
+    const gone = (await tx.query('DELETE FROM rundown.text_variables WHERE rundown_id = $1 AND key = $2 RETURNING 1', [rundownId, key])) as unknown[];
+    return gone.length > 0;
   }
 }

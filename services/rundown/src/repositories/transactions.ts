@@ -1,17 +1,16 @@
-import type { Db } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import type { Database, Db } from '@rundown/shared';
 import type { RecordReadModel } from '../domain/record-read-model.js';
 import type { Transactions } from '../domain/transactions.js';
 
 /** Transactions over the service's PostgreSQL pool. */
 export class PgTransactions implements Transactions {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly records?: RecordReadModel,
   ) {}
 
   get db(): Db {
-    return this.dataSource;
+    return this.database;
   }
 
   /**
@@ -20,9 +19,9 @@ export class PgTransactions implements Transactions {
    * before the write answers.
    */
   async run<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-    if (!this.records) return this.dataSource.transaction((tx) => work(tx));
+    if (!this.records) return this.database.transaction(work);
     let written: string[] = [];
-    const result = await this.dataSource.transaction(async (tx) => {
+    const result = await this.database.transaction(async (tx) => {
       const done = await work(tx);
       const [row] = (await tx.query("SELECT current_setting('rundown.written_records', true) AS ids")) as { ids: string | null }[];
       if (row?.ids) written = [...new Set(row.ids.split(' ').filter(Boolean))];
@@ -34,6 +33,6 @@ export class PgTransactions implements Transactions {
 
   /** Reads that must agree with each other (the order on the rundown row and the cue rows) share one snapshot. */
   snapshot<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction('REPEATABLE READ', (tx) => work(tx));
+    return this.database.transaction('REPEATABLE READ', work);
   }
 }

@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, canSee, couldSee, isAppError, looksLikeId, newId, pgDb, pgTransactions, type CallerContext, type Db, type Transact } from '@rundown/shared';
-import type { DataSource } from 'typeorm';
+import { AppError, canSee, couldSee, isAppError, looksLikeId, newId, type CallerContext, type Db, type Transact, type Database } from '@rundown/shared';
 import { savedRow, type ChangeWrites, type ReportSummary, type ShowRow, type ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
 import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type Outcome, type SideEffect, type Status } from './show.js';
@@ -114,7 +113,7 @@ export class RunnerService<R> {
   private readonly known = new LRUCache<string, ShowRow>({ max: KNOWN_ROWS });
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Database,
     private readonly shows: ShowsRepository,
     private readonly orders: OrderSource<R>,
     private readonly timers: Timers,
@@ -122,8 +121,8 @@ export class RunnerService<R> {
     private readonly sink: StatusSink,
     private readonly clock: () => number = Date.now,
   ) {
-    this.transaction = pgTransactions(db);
-    this.pool = pgDb(db);
+    this.transaction = (work) => db.transaction(work);
+    this.pool = db;
   }
 
   /**

@@ -2,8 +2,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type
 import { suppressTracing } from '@opentelemetry/core';
 import { onReplicas, type RedisClient, type Replication } from '../redis.js';
 import pg from 'pg';
-import type { DataSource } from 'typeorm';
-import { packParameter, pgPool, withPgClient, type Db } from '../db.js';
+import { packParameter, withPgClient, type Db, type Database } from '../db.js';
 import type { Logger } from '../logger.js';
 import { observeGauge } from '../metrics.js';
 import { appendBatchScript, indexScript } from './append-script.js';
@@ -39,7 +38,7 @@ export const defaultRetention: RetentionOptions = {
 };
 
 export interface RelayOptions {
-  db: DataSource;
+  db: Database;
   /** For the LISTEN connection (the pool's connections come and go). */
   databaseUrl: string;
   redis: RedisClient;
@@ -330,7 +329,7 @@ export class Outbox {
       return [[Number(row?.lag ?? 0), { 'outbox.schema': schema }]];
     });
 
-    const pool = pgPool(db);
+    const pool = db.pool;
     const written = this.written;
     // Events relayed so far, by where their bytes came from (this process's memory, or read back).
     const taken = { fromMemory: 0, readBack: 0 };
