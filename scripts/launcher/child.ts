@@ -108,7 +108,8 @@ export async function startSystem(options: {
   const args = [...NODE_ARGS, 'scripts/start.ts', '--no-banner', ...(options.demo ? [] : ['--no-demo'])];
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, ...options.env },
+    // The launcher stops itself if this process dies without stopping it.
+    env: { ...process.env, ...options.env, LAUNCHER_PARENT_PID: String(process.pid) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -34,6 +34,7 @@ import {
   serviceCommand,
   redactUrl,
   REPO_ROOT,
+  whenOutputCloses,
   writeLine,
 } from './util.js';
 
@@ -85,6 +86,15 @@ export async function launch(options: LaunchOptions): Promise<void> {
       void shutdown(0, `${signal} received`);
     });
   }
+  // Started by a test or a bench (LAUNCHER_PARENT_PID, startSystem): a parent that dies without
+  // stopping it (killed, or timed out past its own cleanup) takes the system down with it.
+  const parentPid = Number(env.LAUNCHER_PARENT_PID);
+  if (Number.isInteger(parentPid) && parentPid > 0) {
+    setInterval(() => {
+      if (!stopping && process.ppid !== parentPid) void shutdown(0, `parent process ${parentPid} gone`);
+    }, 1_000).unref();
+  }
+  whenOutputCloses((error) => void shutdown(0, `output closed (${error.message})`));
   process.on('uncaughtException', (error) => void fail(error, 'launcher error'));
   process.on('unhandledRejection', (error) => void fail(error, 'launcher error'));
 

@@ -62,9 +62,32 @@ export const paint = {
 // (a pipe chunk ends mid-line), so launcher lines start on a fresh line. That keeps
 // `LAUNCHER_READY {...}` at the start of its own line for the tests that look for it.
 let atLineStart = true;
+
+/**
+ * Whoever reads the launcher's output can go away (`npm start | head`, a test runner killed): a
+ * write then fails (EPIPE). The stream is marked closed, nothing more is written to it, and the
+ * listener (launch.ts: the orderly way down) is told once; an unhandled write error would otherwise
+ * be reported, to the same closed stream, without end.
+ */
+const closed = { stdout: false, stderr: false };
+let onOutputClosed: ((error: Error) => void) | undefined;
+for (const name of ['stdout', 'stderr'] as const) {
+  process[name].on('error', (error: Error) => {
+    if (closed[name]) return;
+    closed[name] = true;
+    onOutputClosed?.(error);
+  });
+}
+export function whenOutputCloses(listener: (error: Error) => void): void {
+  onOutputClosed = listener;
+}
+function write(name: 'stdout' | 'stderr', text: string): void {
+  if (!closed[name]) process[name].write(text);
+}
+
 export function writeOut(text: string): void {
   if (text === '') return;
-  process.stdout.write(text);
+  write('stdout', text);
   atLineStart = text.endsWith('\n');
 }
 export function writeLine(line: string): void {
@@ -78,9 +101,9 @@ export function warn(message: string): void {
   writeLine(`${paint.yellow('[launcher]')} ${paint.yellow(message)}`);
 }
 export function logError(message: string, details?: string): void {
-  process.stderr.write(`${paint.red('[launcher]')} ${paint.red(message)}\n`);
+  write('stderr', `${paint.red('[launcher]')} ${paint.red(message)}\n`);
   if (details !== undefined && details.trim() !== '') {
-    process.stderr.write(`${indent(details.trimEnd())}\n`);
+    write('stderr', `${indent(details.trimEnd())}\n`);
   }
 }
 

@@ -1,12 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { QueryRunner } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations as runnerMigrations } from '../../services/runner/src/migrations/index.js';
 import { freePorts, startSystem } from '../../scripts/launcher/child.js';
+import { NODE_ARGS } from '../../scripts/launcher/util.js';
 import { call } from '../support/client.js';
 import { createDatabase, isolatedRedis, startInfra, type TestInfra } from '../support/infra.js';
 
@@ -30,6 +33,15 @@ function portAnswers(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** Alive and not a zombie (a reparented process may wait a while to be reaped). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 let infra: TestInfra;
@@ -94,4 +106,38 @@ describe('the one command (npm start)', () => {
       await second.stop();
     }
   }, 300_000); // two cold starts of six services: about 15 s each on an idle 2-core machine, minutes under load
+
+  it('stops by itself, services and all, when the process that started it dies without stopping it', async () => {
+    const ports = await freePorts();
+    const env = { ...ports, DATABASE_URL: database.url, REDIS_URL: redisUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    // A parent of its own, as a test worker is: it starts the system, then is killed (-9).
+    const script = `const { startSystem } = await import('./scripts/launcher/child.ts');
+      const system = await startSystem({ env: JSON.parse(process.env.SYSTEM_ENV) });
+      process.stdout.write('READY ' + system.ready.pid + '\\n');
+      setInterval(() => undefined, 1000);`;
+    const parent = spawn(process.execPath, [...NODE_ARGS, '--input-type=module', '-e', script], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, SYSTEM_ENV: JSON.stringify(env) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let launcherPid: number | undefined;
+    try {
+      launcherPid = await new Promise<number>((resolveReady, reject) => {
+        parent.once('exit', (code) => reject(new Error(`the parent exited (${code}) before the system was ready`)));
+        createInterface({ input: parent.stdout! }).on('line', (line) => {
+          if (line.startsWith('READY ')) resolveReady(Number(line.slice(6)));
+        });
+      });
+      expect(running(launcherPid)).toBe(true);
+      parent.kill('SIGKILL');
+      const deadline = Date.now() + 30_000;
+      const open = async () => (await Promise.all(Object.values(ports).map((p) => portAnswers(Number(p))))).some(Boolean);
+      while (Date.now() < deadline && (running(launcherPid) || (await open()))) await new Promise((r) => setTimeout(r, 250));
+      expect(running(launcherPid), 'the launcher outlived its parent').toBe(false);
+      expect(await open(), 'a service outlived the launcher').toBe(false);
+    } finally {
+      if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL');
+      if (launcherPid !== undefined && running(launcherPid)) process.kill(launcherPid, 'SIGINT');
+    }
+  }, 120_000);
 });
