@@ -1,6 +1,6 @@
 import type { RedisClient } from './redis.js';
 import { randomToken } from './ids.js';
-import { Kind } from './outbox/codec.js';
+import { kindOfEvent, type EventPayload, type Kind } from './outbox/codec.js';
 
 /**
  * Facts of a rundown that another service keeps between requests, valid while a version token in
@@ -28,10 +28,16 @@ export const factVersionKey = (fact: RundownFact, rundownId: string): string => 
 /** Keys of rundowns nobody reads or changes go away; a read recreates one (a new token: a miss). */
 export const FACT_VERSION_TTL_SECONDS = 24 * 3600;
 
-/** The event kinds whose changes may change each fact (the relay moves the fact's token when it appends one). */
+/** The events (§7 names) whose changes may change each fact. */
+export const eventsChangingFact: Readonly<Record<RundownFact, readonly EventPayload['$case'][]>> = {
+  layout: ['rundown', 'cue', 'column'],
+  order: ['rundown', 'cue'],
+};
+
+/** The same as event kinds: the relay moves a fact's token when it appends one of them. */
 export const kindsChangingFact: Readonly<Record<RundownFact, readonly Kind[]>> = {
-  layout: [Kind.KIND_RUNDOWN, Kind.KIND_CUE, Kind.KIND_COLUMN],
-  order: [Kind.KIND_RUNDOWN, Kind.KIND_CUE],
+  layout: eventsChangingFact.layout.map((name) => kindOfEvent[name]),
+  order: eventsChangingFact.order.map((name) => kindOfEvent[name]),
 };
 
 /** After a committed change of `facts`: new tokens, so every keeper holding an old one asks again (one round trip). */

@@ -1,13 +1,15 @@
+import { eventsChangingFact } from './fact-versions.js';
 import type { Timing } from './generated/rundown/runner/v1/runner.js';
 import { cueTimingStateNames } from './proto-enums.js';
 
 const orNull = (v: number | undefined): number | null => v ?? null;
 
 /**
- * The events (§7 names) after which a rundown's timing may differ: a runner change (or deadline), an
- * edit of its cues or of its record. The SSE `timing` frame and the `timing.changed` webhook follow them.
+ * The events (§7 names) after which a rundown's timing may differ: a runner change (or deadline), or a
+ * change of the rundown's order (the runner's `order` fact: its cues or its record). The SSE `timing`
+ * frame and the `timing.changed` webhook follow them.
  */
-export const RETIMING_EVENTS: ReadonlySet<string> = new Set(['status', 'cue', 'rundown']);
+export const RETIMING_EVENTS: ReadonlySet<string> = new Set(['status', ...eventsChangingFact.order]);
 
 /**
  * The timing object of the runner's `Timing` as clients get it: `GET /v1/rundowns/:id/timing`, the SSE

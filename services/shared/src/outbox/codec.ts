@@ -7,7 +7,8 @@ export { Event, Kind };
 /** The payload cases of an event (the SSE event names of docs/api-decisions.md#events, `status` included). */
 export type EventPayload = NonNullable<Event['payload']>;
 
-const kindOf: Record<EventPayload['$case'], Kind> = {
+/** The kind of each event name. */
+export const kindOfEvent: Readonly<Record<EventPayload['$case'], Kind>> = {
   rundown: Kind.KIND_RUNDOWN,
   cue: Kind.KIND_CUE,
   column: Kind.KIND_COLUMN,
@@ -27,7 +28,7 @@ export function newEvent(rundownId: string, teamId: string, payload: EventPayloa
     event_id: newId('evt'),
     rundown_id: rundownId,
     team_id: teamId,
-    kind: kindOf[payload.$case],
+    kind: kindOfEvent[payload.$case],
     occurred_at: occurredAt,
     source: '',
     payload,
