@@ -2,7 +2,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 import { decodeStreamEntry, eventKeys, histogram, isAppError, newId, RETIMING_EVENTS, type Db, type Logger, type RedisClient, type StreamedEvent, type Transact } from '@rundown/shared';
 import type { AttemptScheduler } from '../domain/webhooks.js';
 import { deliveryBody, outgoing, subscribes, type Outgoing } from '../domain/events.js';
-import { sameTiming, timingDigest, type TimingObject } from '../domain/timing.js';
+import { sameTiming, timingDigest as timingDigestOf, type TimingObject } from '../domain/timing.js';
 import type { Claimed, DeliveriesRepository, NewDelivery } from '../repositories/deliveries.js';
 import type { EndpointsRepository, Receiver } from '../repositories/endpoints.js';
 
@@ -165,35 +165,34 @@ export class FanOut {
         if (receivers.length === 0) return;
         const carrier: Record<string, string> = {};
         propagation.inject(context.active(), carrier);
+        // The runner is asked for the timing before the transaction, not while it holds a connection
+        // and the rundown's lock; asked again inside only if a later retiming event came meanwhile.
+        const early = await this.timingAhead(rundownId, firstMs, receivers);
         const outcome = await this.transact(async (tx) => {
           await this.deliveries.lockRundown(tx, rundownId);
           const stored = await this.deliveries.position(tx, rundownId);
           const traceparent = carrier.traceparent ?? null;
           const made: NewDelivery[] = [];
-          let start = stored ? `(${stored.event_id}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
           let last: string | undefined;
           let retimed: StreamedEvent | undefined;
-          for (;;) {
-            const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
-            if (raw.length === 0) break;
-            const events = raw.map(decodeStreamEntry);
+          for await (const events of this.eventsAfter(rundownId, stored, firstMs)) {
             last = events[events.length - 1]!.id;
-            start = `(${last}`;
             for (const streamed of events) {
               const base = this.outgoingOf(streamed, rundownId);
               if (base) made.push(...this.deliveriesOf(streamed, rundownId, receivers, base, traceparent));
               if (base && RETIMING_EVENTS.has(base.name)) retimed = streamed;
             }
             linkWrites(span, events);
-            if (raw.length < PAGE) break;
           }
           if (last === undefined) return { inserted: [], inline: false, made, receivers };
           let timingDigest = stored?.timing_digest ?? null;
           if (retimed) {
-            const timing = await this.timingAfter(retimed, rundownId, receivers, timingDigest);
-            if (timing) {
-              timingDigest = timing.digest;
-              made.push(...this.deliveriesOf(retimed, rundownId, receivers, timing.outgoing, traceparent));
+            const timing = early?.after === retimed.id ? early.timing : await this.timingAfter(retimed, rundownId, receivers);
+            const digest = timing && timingDigestOf(timing);
+            // Sent only if it differs from what was last sent for the rundown (domain/timing.ts).
+            if (timing && digest && !sameTiming(timingDigest, digest)) {
+              timingDigest = digest;
+              made.push(...this.deliveriesOf(retimed, rundownId, receivers, { name: 'timing', type: 'timing.changed', data: timing }, traceparent));
             }
           }
           // The first attempts are claimed with the insert and made here at once, unless this replica has enough waiting already.
@@ -240,30 +239,48 @@ export class FanOut {
     return teamId;
   }
 
+  /** The rundown's events after the stored position (first sight: from shortly before `firstMs`), a page at a time. */
+  private async *eventsAfter(rundownId: string, stored: { event_id: string } | undefined, firstMs: number): AsyncGenerator<StreamedEvent[]> {
+    let start = stored ? `(${stored.event_id}` : `${Math.max(0, firstMs - FIRST_SIGHT_MARGIN_MS)}-0`;
+    for (;;) {
+      const raw = (await this.redis.xrangeBuffer(eventKeys.rundown(rundownId), start, '+', 'COUNT', PAGE)) as RawEntries;
+      if (raw.length === 0) return;
+      const events = raw.map(decodeStreamEntry);
+      yield events;
+      if (raw.length < PAGE) return;
+      start = `(${events[events.length - 1]!.id}`;
+    }
+  }
+
   /**
-   * The `timing.changed` after the last retiming event of a fan-out (the timing now: the events of
-   * one read make one, as SSE folds them into one frame), unless no endpoint that existed then wants
-   * it, the rundown is gone, or the timing is what was last sent for the rundown (domain/timing.ts).
-   * The order it is computed from is current: the relay moved the order's token with the event
-   * (services/shared/src/fact-versions.ts), so the runner asks again.
+   * The timing after the last retiming event past the stored position, asked before the fan-out's
+   * transaction (without its lock: the transaction uses it only if its own read ends on the same
+   * retiming event). Undefined when no endpoint wants timing or no retiming event is there.
    */
-  private async timingAfter(
-    retimed: StreamedEvent,
-    rundownId: string,
-    receivers: readonly Receiver[],
-    sentDigest: string | null,
-  ): Promise<{ outgoing: Outgoing; digest: string } | undefined> {
+  private async timingAhead(rundownId: string, firstMs: number, receivers: readonly Receiver[]): Promise<{ after: string; timing: TimingObject | undefined } | undefined> {
+    if (!this.timing || !receivers.some((r) => subscribes(r, 'timing', rundownId))) return undefined;
+    let retimed: StreamedEvent | undefined;
+    for await (const events of this.eventsAfter(rundownId, await this.deliveries.position(this.db, rundownId), firstMs)) {
+      for (const streamed of events) if (RETIMING_EVENTS.has(streamed.event.payload?.$case ?? '')) retimed = streamed;
+    }
+    return retimed && { after: retimed.id, timing: await this.timingAfter(retimed, rundownId, receivers) };
+  }
+
+  /**
+   * The timing a `timing.changed` after `retimed`, the last retiming event of a fan-out, carries: the
+   * timing now (the events of one read make one, as SSE folds them into one frame). Undefined when no
+   * endpoint that existed then wants it, or the rundown is gone. The order it is computed from is
+   * current: the relay moved the order's token with the event (services/shared/src/fact-versions.ts),
+   * so the runner asks again.
+   */
+  private async timingAfter(retimed: StreamedEvent, rundownId: string, receivers: readonly Receiver[]): Promise<TimingObject | undefined> {
     const at = occurredAt(retimed);
     if (!this.timing || !receivers.some((r) => r.created_at.getTime() <= at.getTime() && subscribes(r, 'timing', rundownId))) return undefined;
     // A rundown removed since has no timing to send.
-    const timing = await this.timing(rundownId, retimed.event.team_id).catch((err: unknown) => {
+    return this.timing(rundownId, retimed.event.team_id).catch((err: unknown) => {
       if (isAppError(err) && err.status === 404) return undefined;
       throw err;
     });
-    if (!timing) return undefined;
-    const digest = timingDigest(timing);
-    if (sameTiming(sentDigest, digest)) return undefined;
-    return { outgoing: { name: 'timing', type: 'timing.changed', data: timing }, digest };
   }
 
   /**
