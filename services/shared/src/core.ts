@@ -1,6 +1,5 @@
-// The library without its database layer (TypeORM, pg: db.ts and the outbox's writer and relay), for the
-// services that keep no data of their own (the gateway, realtime): loading TypeORM was about a fifth of
-// their start-up CPU. The index (`@rundown/shared`) is this plus that layer.
+// The library without its database layer (pg: db.ts and the outbox's writer and relay), for the services
+// that keep no data of their own (the gateway, realtime). The index (`@rundown/shared`) is this plus that layer.
 export * from './config.js';
 export * from './redis.js';
 export * from './logger.js';

@@ -1,23 +1,14 @@
-import { packParameter, pgPrepared, type Db, type Transact, type Database } from '@rundown/shared';
+import { packParameter, pgPrepared, type Database, type Db } from '@rundown/shared';
 import type { CellRow, StoredWrite } from '../domain/model.js';
 
 const cellColumns = 'cue_id, column_id, content, content_html, created_at, updated_at';
 
 /** Cells of the `cells` schema; only populated cells have a row. */
 export class CellsRepository {
-  /**
-   * Reads outside a transaction, straight through the pg pool under `db` (its connections, limits
-   * and query spans), as the runner's hot paths are: TypeORM's query runner around one statement
-   * cost 10-20 µs of CPU a query, measured alone.
-   */
-  private readonly reads: Db;
-  private readonly transact: Transact;
   /** See `get`. */
   private readonly readCell: (values: unknown[]) => Promise<CellRow[]>;
 
   constructor(readonly db: Database) {
-    this.reads = db;
-    this.transact = (work) => db.transaction(work);
     this.readCell = pgPrepared<CellRow>(
       db,
       'cells.get',
@@ -25,9 +16,9 @@ export class CellsRepository {
     );
   }
 
-  /** A write transaction, on the pg pool as the reads are (see `reads`). */
+  /** A write transaction. */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-    return this.transact(work);
+    return this.db.transaction(work);
   }
 
   /**
@@ -71,7 +62,7 @@ export class CellsRepository {
     // or one far above the average size) was read by a bitmap scan of every cell after the cursor and a
     // sort, for each page: 10.8 ms of PostgreSQL CPU per page of 100 at 50,000 cells, against 0.3.
     const sql = `SELECT ${cellColumns} FROM cells.cells WHERE ${where} ORDER BY cue_id, column_id LIMIT $2`;
-    return this.transact(async (tx) => {
+    return this.db.transaction(async (tx) => {
       await tx.query('SET LOCAL enable_sort = off');
       return (await tx.query(sql, values)) as CellRow[];
     });

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, canSee, couldSee, isAppError, looksLikeId, newId, type CallerContext, type Db, type Transact, type Database } from '@rundown/shared';
+import { AppError, canSee, couldSee, isAppError, looksLikeId, newId, type CallerContext, type Db, type Database } from '@rundown/shared';
 import { savedRow, type ChangeWrites, type ReportSummary, type ShowRow, type ShowsRepository } from '../repositories/shows.js';
 import { plannedJobs, sameJobs, type JobSpec } from './jobs.js';
 import { PlayableOrder, placeActive, preShow, sameView, status, statusView, transition, type Action, type OrderedCue, type Outcome, type SideEffect, type Status } from './show.js';
@@ -102,9 +102,6 @@ interface Committed {
  * when Redis comes back (`BullTimers.onReconnect`) and when a stale job of the show fires.
  */
 export class RunnerService<R> {
-  private readonly transaction: Transact;
-  /** Autocommit statements on the same pool (a transition's one guarded statement). */
-  private readonly pool: Db;
   /**
    * Each show's row as this replica last committed or read it. A revision names one content of the
    * row (every change of it moves the revision), so a row known at revision r is the row while the
@@ -120,10 +117,7 @@ export class RunnerService<R> {
     private readonly events: EventLog<R>,
     private readonly sink: StatusSink,
     private readonly clock: () => number = Date.now,
-  ) {
-    this.transaction = (work) => db.transaction(work);
-    this.pool = db;
-  }
+  ) {}
 
   /**
    * A caller's action. `requestKey` (the gateway's, from an Idempotency-Key) makes a retry whose
@@ -146,8 +140,8 @@ export class RunnerService<R> {
   async status(ctx: CallerContext, rundownId: string): Promise<Status> {
     const source = await visibleOrder(this.orders, rundownId, ctx);
     const order = new PlayableOrder(source.cues);
-    let row = await this.shows.find(this.pool, rundownId);
-    if (!row) row = await this.shows.create(this.pool, rundownId, source.team_id, status(rundownId, preShow(), order, this.clock()));
+    let row = await this.shows.find(this.db, rundownId);
+    if (!row) row = await this.shows.create(this.db, rundownId, source.team_id, status(rundownId, preShow(), order, this.clock()));
     this.remember(rundownId, row);
     const current = status(rundownId, row.state, order, this.clock());
     await this.sink.changed(current, source.team_id);
@@ -215,7 +209,7 @@ export class RunnerService<R> {
    * jobs of its revision: they are placed again (a job already placed stays as it is).
    */
   private async replaceLostJobs(rundownId: string): Promise<void> {
-    const row = await this.shows.find(this.pool, rundownId);
+    const row = await this.shows.find(this.db, rundownId);
     if (row && row.jobs.length > 0) await this.timers.replace([], row.jobs);
   }
 
@@ -227,7 +221,7 @@ export class RunnerService<R> {
    */
   async refresh(rundownId: string): Promise<boolean> {
     // Most edited rundowns have no show: skip them before asking for their order.
-    if (!this.known.has(rundownId) && !(await this.shows.find(this.pool, rundownId))) return false;
+    if (!this.known.has(rundownId) && !(await this.shows.find(this.db, rundownId))) return false;
     let source: SourcedOrder<R>;
     try {
       source = await this.orders.get(rundownId, undefined, { ask: true });
@@ -239,7 +233,7 @@ export class RunnerService<R> {
       throw error;
     }
     const order = new PlayableOrder(source.cues);
-    const committed = await this.transaction(async (tx): Promise<Committed | null> => {
+    const committed = await this.db.transaction(async (tx): Promise<Committed | null> => {
       const row = await this.shows.lockExisting(tx, rundownId);
       if (!row) return null;
       const now = this.clock();
@@ -260,7 +254,7 @@ export class RunnerService<R> {
 
   /** The rundown was deleted: state removed, jobs cancelled, a final status (stopped, nothing next) published. */
   async remove(rundownId: string): Promise<void> {
-    const removed = await this.transaction(async (tx) => {
+    const removed = await this.db.transaction(async (tx) => {
       const row = await this.shows.lockExisting(tx, rundownId);
       if (!row) return null;
       const final: Status = { rundown_id: rundownId, server_time: this.clock(), phase: 'pre-show', active_cue: null, next_cue: null, revision: row.state.revision + 1 };
@@ -312,7 +306,7 @@ export class RunnerService<R> {
     let row = this.known.get(rundownId);
     let read = false;
     if (!row || (expectRevision !== undefined && row.state.revision !== expectRevision)) {
-      row = await this.shows.find(this.pool, rundownId);
+      row = await this.shows.find(this.db, rundownId);
       if (!row) return RETRY_LOCKED; // the first action on this rundown creates its row, under the lock
       read = true;
       this.remember(rundownId, row);
@@ -333,7 +327,7 @@ export class RunnerService<R> {
     if (!outcome.changed) {
       if (outcome.overtime) {
         // The cue went over time: the event only, while the show is at this revision.
-        const written = await this.shows.emitAt(this.pool, rundownId, row.state.revision, this.events.statusInsert(after, row.team_id, source.records));
+        const written = await this.shows.emitAt(this.db, rundownId, row.state.revision, this.events.statusInsert(after, row.team_id, source.records));
         if (written) return { status: after, side_effects: [], teamId: row.team_id, published: true };
         return timed ? null : RETRY_LOCKED;
       }
@@ -342,7 +336,7 @@ export class RunnerService<R> {
       return read ? { status: after, side_effects: [], teamId: row.team_id, published: false, jobs: { previous: [], next: row.jobs } } : RETRY_LOCKED;
     }
     const change = this.changeOf(rundownId, row, outcome, after, source, order, now, { requestKey });
-    if (!(await this.shows.save(this.pool, rundownId, row.state.revision, outcome.state, change.jobs, after, change.writes))) {
+    if (!(await this.shows.save(this.db, rundownId, row.state.revision, outcome.state, change.jobs, after, change.writes))) {
       this.known.delete(rundownId);
       return timed ? null : RETRY_LOCKED;
     }
@@ -362,7 +356,7 @@ export class RunnerService<R> {
     { expectRevision, notBefore, requestKey }: TransactOptions,
   ): Promise<Committed | null> {
     if (notBefore !== undefined) await this.until(notBefore - OPEN_AHEAD_MS);
-    return this.transaction(async (tx): Promise<Committed | null> => {
+    return this.db.transaction(async (tx): Promise<Committed | null> => {
       if (notBefore !== undefined) await this.until(notBefore);
       const row = await this.shows.lock(tx, rundownId, source.team_id);
       this.remember(rundownId, row);

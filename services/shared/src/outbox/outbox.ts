@@ -361,7 +361,7 @@ export class Outbox {
      * and the append skips those already relayed). The leader lock is taken by the DELETE's
      * one-time filter, before it reads a row; a row another relay deleted meanwhile is skipped by
      * the DELETE itself (it re-checks each row it locks), so no event is taken twice. A non-leader
-     * takes nothing. Was BEGIN, lock, SELECT, DELETE, COMMIT through TypeORM's query runner.
+     * takes nothing.
      */
     const relayBatch = (): Promise<[number, number]> =>
       withPgClient(pool, async (client, broken) => {
