@@ -29,6 +29,6 @@ export const BENCHES: BenchEntry[] = [
   { name: 'timing', script: 'timing.ts', what: 'GET /timing and /report (JSON, CSV) of a 1,000-cue show; action:next and GET /status with and without timing subscribers' },
   { name: 'redis-cluster', script: 'redis-cluster.ts', what: 'event index appends on its one Redis Cluster slot against the same over every primary; per-rundown appends' },
   { name: 'mcp', script: 'mcp.ts', what: 'an MCP tools/call get_status against GET /v1/rundowns/:id/status: sequential latency and throughput' },
-  { name: 'workarounds', script: 'workarounds.ts', what: 'each reach into a library internal against the plain library: find-my-way dispatch, AsyncResource#bind, the TypeORM pool' },
+  { name: 'workarounds', script: 'workarounds.ts', what: 'each reach into a library internal against the plain library: AsyncResource#bind' },
   { name: 'webhooks', script: 'webhooks.ts', what: 'webhook deliveries: event commit -> receiver at 50 events/s to 10 endpoints against SSE; highest sustained delivery rate against bare signed POSTs' },
 ];

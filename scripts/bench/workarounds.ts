@@ -1,35 +1,28 @@
 // `npm run bench:workarounds`: each place the code leans on a library's internals or replaces its
 // mechanism, measured against the plain library in one run (docs/performance.md keeps those that
 // gain at least 10 % here, with their figure):
-//   router  the gateway's find-my-way dispatcher against one Express router over the same v1 route
-//           table (handlers answering a fixed record, no services): requests at 16 connections over
-//           three routes, and the CPU the server process spent per request (each its own process)
 //   bind    the lean AsyncResource#bind against Node's own: sequential unary grpc-js calls in one
 //           process, time per call and GC time
 // The v0 write coalescing (Engine.IO's private flush) is measured by `npm run bench:v0` against the
 // same bare Socket.IO server without it.
-//   options: --only router,bind --rounds 3 --seconds 6 --json
+//   options: --only bind --rounds 3 --json
 // Loopback only; every loop is bounded by time or count.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Agent } from 'node:http';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { quick, recordFigure } from './figures.js';
 import { percentile } from './stats.js';
-import { cpuMs, statusOf } from './support.js';
 
 const { values } = parseArgs({
   options: {
-    only: { type: 'string', default: 'router,bind' },
+    only: { type: 'string', default: 'bind' },
     rounds: { type: 'string', default: quick ? '2' : '3' },
-    seconds: { type: 'string', default: quick ? '3' : '6' },
     json: { type: 'boolean', default: false },
   },
   strict: true,
 });
 const parts = new Set(values.only.split(','));
 const rounds = Number(values.rounds);
-const seconds = Number(values.seconds);
 const CHILD = new URL('./workaround-servers.ts', import.meta.url).pathname;
 
 interface Verdict {
@@ -62,48 +55,6 @@ function startChild(kind: string, variant: string, env: Record<string, string> =
 const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
 
 try {
-  if (parts.has('router')) {
-    const servers = await Promise.all(
-      (['express', 'fmw'] as const).map(async (variant) => {
-        const { child, line } = await startChild('router', variant);
-        return { variant, pid: child.pid!, base: `http://127.0.0.1:${line.slice(5)}` };
-      }),
-    );
-    const paths = ['/v1/rundowns/rd_1', '/v1/rundowns/rd_1/status', '/v1/rundowns/rd_1/cues/cue_1'];
-    for (const s of servers) for (const p of paths) if ((await statusOf(`${s.base}${p}`, {}, new Agent())) !== 200) throw new Error(`${s.variant} ${p} did not answer 200`);
-    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-    const load = async (base: string, durationS: number) => {
-      let done = 0;
-      const until = performance.now() + durationS * 1000;
-      await Promise.all(
-        Array.from({ length: 16 }, async (_, w) => {
-          for (let i = w; performance.now() < until; i++) {
-            if ((await statusOf(`${base}${paths[i % paths.length]}`, {}, agent)) !== 200) throw new Error('a request failed');
-            done++;
-          }
-        }),
-      );
-      return done;
-    };
-    for (const s of servers) await load(s.base, 1);
-    const rate = { express: [] as number[], fmw: [] as number[] };
-    const cpu = { express: 0, fmw: 0 };
-    const requests = { express: 0, fmw: 0 };
-    for (let r = 0; r < rounds; r++) {
-      for (const s of servers) {
-        const before = cpuMs(s.pid);
-        const n = await load(s.base, seconds / rounds);
-        cpu[s.variant] += cpuMs(s.pid) - before;
-        requests[s.variant] += n;
-        rate[s.variant].push(n / (seconds / rounds));
-      }
-    }
-    agent.destroy();
-    const cpuPer = (v: 'express' | 'fmw') => (1000 * cpu[v]) / requests[v];
-    lowerIsBetter('find-my-way dispatcher instead of Express routing (gateway)', 'server CPU per request (µs)', cpuPer('express'), cpuPer('fmw'));
-    lowerIsBetter('find-my-way dispatcher instead of Express routing (gateway)', 'time per request at 16 connections (µs, 1/throughput)', 1e6 / median(rate.express), 1e6 / median(rate.fmw));
-  }
-
   if (parts.has('bind')) {
     const results = { node: [] as { us_per_call: number; gc_ms_per_1000_calls: number }[], lean: [] as { us_per_call: number; gc_ms_per_1000_calls: number }[] };
     for (let r = 0; r < rounds; r++) {

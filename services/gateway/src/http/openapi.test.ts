@@ -46,10 +46,10 @@ function servedV1Routes(): string[] {
     }
   };
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
-  // Express's `:id` and `\:`, find-my-way's `:id` and `::`, both to OpenAPI's `{id}` and `:`.
+  // Express's `:id` and `\:` to OpenAPI's `{id}` and `:`.
   return out
     .filter((r) => r.split(' ')[1]!.startsWith('/v1/'))
-    .map((r) => r.replace(' /v1/', ' /').replace(/\/:(\w+)(\([^)]*\))?/g, '/{$1}').replace(/\\:|::/g, ':'));
+    .map((r) => r.replace(' /v1/', ' /').replace(/\/:(\w+)/g, '/{$1}').replace(/\\:/g, ':'));
 }
 
 describe('the OpenAPI document', () => {

@@ -105,18 +105,6 @@ export function expressPath(path: string): string {
   return path.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
 }
 
-/**
- * `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues::bulk` (find-my-way's syntax: a literal colon is
- * doubled). A parameter followed by a literal (`{delivery_id}:redeliver`) ends at the colon: it becomes
- * `:delivery_id(^[^:]+)::redeliver`, find-my-way's parameter with a pattern and a static suffix.
- */
-export function findMyWayPath(path: string): string {
-  return path
-    .replace(/:/g, '::')
-    .replace(/\{(\w+)\}(?=::)/g, ':$1(^[^:]+)')
-    .replace(/\{(\w+)\}/g, ':$1');
-}
-
 /** `/rundowns/{id}/cues:bulk` → `/rundowns/:id/cues:bulk`: the template metrics and spans name a route by. */
 export function routeTemplate(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');

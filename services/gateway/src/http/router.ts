@@ -1,10 +1,9 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, couldBeId, limits, roleAtLeast, setHttpRoute, type ErrorCode } from '@rundown/shared/core';
 import { callerOf, type Principal } from '../edge/authenticator.js';
 import { idempotentId } from '../edge/idempotency.js';
 import { sendData } from './envelope.js';
-import { findMyWayPath, parseOrThrow, routeTemplate, type RouteDef } from './route.js';
+import { expressPath, parseOrThrow, routeTemplate, type RouteDef } from './route.js';
 
 export interface RouterOptions {
   /** Where the table is served (`/v1`, `/admin`); matched in any case, as Express's `app.use(prefix)` matched it. */
@@ -15,7 +14,7 @@ export interface RouterOptions {
   labelRoutes?: boolean;
 }
 
-/** The table's dispatcher, and the (method, path) pairs it compiled (find-my-way's form) for whatever lists what is served. */
+/** The table's dispatcher, and the (method, path) pairs it serves (Express's form) for whatever lists what is served. */
 export type RouteDispatcher = RequestHandler & { served: readonly { method: string; path: string }[] };
 
 const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
@@ -111,24 +110,16 @@ export type Authenticate = (req: Request, route: RouteDef) => Promise<Principal>
  * envelope. The role is judged from the token alone, before the body is read or an idempotent
  * answer replayed: a token that may not write learns nothing about the body or another's answer.
  *
- * One app-level middleware for every path under the prefix, matched by find-my-way (a radix tree
- * compiled once from the table) instead of Express's routing: the prefix mount, a router per group
- * and a route layer would run Express's layer machinery three times per request (router, express,
- * parseurl and path-to-regexp are then about a tenth of the gateway's CPU on GET /status; only the
- * app's own router stays in front of this one). It answers as a table-ordered Express router did (router.test.ts
- * checks it over the real tables): one trailing slash allowed, case-sensitive below the prefix, HEAD
- * by the GET route, parameters decoded with decodeURIComponent, anything unmatched passed on.
+ * One Express router over the table, in table order, mounted at the prefix: one trailing slash
+ * allowed, case-sensitive below the prefix, HEAD by the GET route, parameters decoded with
+ * decodeURIComponent, anything unmatched passed on (router.test.ts checks it over the real tables).
+ * Each route is one handler (`inSequence`), not a layer per step. A radix-tree dispatcher
+ * (find-my-way) in its place measured 2-11 % less CPU per request here, under the 10 % a replaced
+ * mechanism must gain to stay (docs/performance.md, "Workarounds").
  */
 export function buildRouter(routes: RouteDef[], authenticate: Authenticate, options: RouterOptions): RouteDispatcher {
   const { prefix } = options;
-  const router = FindMyWay({
-    ignoreTrailingSlash: true,
-    caseSensitive: true,
-    // Express puts no bound on a parameter; find-my-way's default is 100 characters.
-    maxParamLength: Number.MAX_SAFE_INTEGER,
-    // Only paths are looked up (req.path, no query string): nothing to parse.
-    querystringParser: () => NO_QUERY,
-  });
+  const router = Router({ caseSensitive: true, strict: false });
   const served: { method: string; path: string }[] = [];
   for (const route of routes) {
     const identify = async (req: Request, res: Response, next: NextFunction) => {
@@ -160,9 +151,8 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
         body,
         query,
         principal,
-        // The whole path as sent, prefix included: what Express's mount gave as `req.baseUrl + req.path`,
-        // so the ids derived before this dispatcher are derived again.
-        keyedId: (prefix, part = '') => idempotentId(prefix, principal.teamId, `${req.path}${part}`, req.headers['idempotency-key']),
+        // The whole path as sent, prefix included (the mount's part and the rest).
+        keyedId: (prefix, part = '') => idempotentId(prefix, principal.teamId, `${req.baseUrl}${req.path}${part}`, req.headers['idempotency-key']),
         caller: route.auth === 'none' ? { requestId: res.locals.requestId as string } : callerOf(principal, res.locals.requestId as string),
         prefetched: res.locals.prefetched as Promise<unknown> | undefined,
         req,
@@ -176,60 +166,20 @@ export function buildRouter(routes: RouteDef[], authenticate: Authenticate, opti
       }
       sendData(res, reply.data, { ...reply, status });
     };
-    const path = findMyWayPath(route.path);
-    const method = route.method.toUpperCase() as HTTPMethod;
-    const compiled: CompiledRoute = {
-      run: inSequence([identify, ...(options.before ?? []), handle]),
-      label: `${prefix}${routeTemplate(route.path)}`,
-      ...(route.prefetch ? { prefetch: route.prefetch } : {}),
-    };
-    // Looked up with find(), never lookup(): the route is the store, find-my-way's handler is never called.
-    router.on(method, path, unused, compiled);
-    served.push({ method, path: `${prefix}${path}` });
+    const path = expressPath(route.path);
+    const run = inSequence([identify, ...(options.before ?? []), handle]);
+    const label = `${prefix}${routeTemplate(route.path)}`;
+    router[route.method](path, (req, res, next) => {
+      if (options.labelRoutes) setHttpRoute(res, label);
+      if (route.prefetch) res.locals.prefetched = route.prefetch(req);
+      run(req, res, next);
+    });
+    served.push({ method: route.method.toUpperCase(), path: `${prefix}${path}` });
   }
-
-  const underPrefix = new RegExp(`^${prefix}/`, 'i'); // `/v1`, `/admin`: words, nothing to escape
-  const dispatch: RequestHandler = (req, res, next) => {
-    const fullPath = req.path;
-    if (!underPrefix.test(fullPath)) return next();
-    const path = fullPath.slice(prefix.length);
-    // find-my-way decodes the path before matching it; Express matched it as sent (`st%61tus` is no
-    // `status`). With every '%' escaped it sees the path as sent and hands each parameter back as sent.
-    const found = router.find(req.method === 'HEAD' ? 'GET' : (req.method as HTTPMethod), path.includes('%') ? path.replaceAll('%', '%25') : path);
-    if (found === null) return next();
-    const params = found.params as Record<string, string>;
-    for (const name in params) {
-      const value = params[name]!;
-      // An empty segment is no parameter to Express (no other route can take it: none has an empty literal).
-      if (value === '') return next();
-      if (value.includes('%')) {
-        try {
-          params[name] = decodeURIComponent(value);
-        } catch (error) {
-          // Not valid percent-encoding: the problem handler's 404, as from Express's parameter decoding.
-          return next(error);
-        }
-      }
-    }
-    req.params = params;
-    const route = found.store as CompiledRoute;
-    if (options.labelRoutes) setHttpRoute(res, route.label);
-    if (route.prefetch) res.locals.prefetched = route.prefetch(req);
-    route.run(req, res, next);
-  };
-  return Object.assign(dispatch, { served });
+  const mounted = Router();
+  mounted.use(prefix || '/', router);
+  return Object.assign(mounted as RequestHandler, { served });
 }
-
-interface CompiledRoute {
-  /** The route's steps as one handler (`inSequence`). */
-  run: RequestHandler;
-  /** Its template with the prefix, for spans and metrics (`/v1/rundowns/:id/action:start`). */
-  label: string;
-  prefetch?: RouteDef['prefetch'];
-}
-
-const NO_QUERY = {};
-const unused = () => undefined;
 
 /**
  * The steps of one route as a single handler: each step's `next()` runs the one after it, an error
