@@ -26,6 +26,15 @@ type Entries = [string, string[]][];
 const occurredAt = (streamed: StreamedEvent): Date => streamed.event.occurred_at ?? new Date(Number(streamed.id.split('-')[0]));
 type RawEntries = [Buffer, Buffer[]][];
 
+/** Events read before a fan-out's transaction (FanOut.readAhead). */
+interface ReadAhead {
+  /** The stored position they were read after (undefined: none yet). */
+  from: string | undefined;
+  events: StreamedEvent[];
+  /** The timing after their last retiming event, if there is one. */
+  timing?: { after: string; timing: TimingObject | undefined };
+}
+
 /** The timing object of a rundown now (for `timing.changed`). */
 export type TimingSource = (rundownId: string, teamId: string) => Promise<TimingObject>;
 
@@ -167,7 +176,7 @@ export class FanOut {
         propagation.inject(context.active(), carrier);
         // The runner is asked for the timing before the transaction, not while it holds a connection
         // and the rundown's lock; asked again inside only if a later retiming event came meanwhile.
-        const early = await this.timingAhead(rundownId, firstMs, receivers);
+        const ahead = await this.readAhead(rundownId, firstMs, receivers);
         const outcome = await this.transact(async (tx) => {
           await this.deliveries.lockRundown(tx, rundownId);
           const stored = await this.deliveries.position(tx, rundownId);
@@ -175,7 +184,7 @@ export class FanOut {
           const made: NewDelivery[] = [];
           let last: string | undefined;
           let retimed: StreamedEvent | undefined;
-          for await (const events of this.eventsAfter(rundownId, stored, firstMs)) {
+          const take = (events: StreamedEvent[]) => {
             last = events[events.length - 1]!.id;
             for (const streamed of events) {
               const base = this.outgoingOf(streamed, rundownId);
@@ -183,10 +192,15 @@ export class FanOut {
               if (base && RETIMING_EVENTS.has(base.name)) retimed = streamed;
             }
             linkWrites(span, events);
-          }
+          };
+          // The events read ahead are not read again while the position is where they were read from.
+          const known = ahead && ahead.from === stored?.event_id ? ahead.events : [];
+          if (known.length) take(known);
+          for await (const events of this.eventsAfter(rundownId, known.length ? { event_id: known.at(-1)!.id } : stored, firstMs)) take(events);
           if (last === undefined) return { inserted: [], inline: false, made, receivers };
           let timingDigest = stored?.timing_digest ?? null;
           if (retimed) {
+            const early = ahead?.timing;
             const timing = early?.after === retimed.id ? early.timing : await this.timingAfter(retimed, rundownId, receivers);
             const digest = timing && timingDigestOf(timing);
             // Sent only if it differs from what was last sent for the rundown (domain/timing.ts).
@@ -253,17 +267,18 @@ export class FanOut {
   }
 
   /**
-   * The timing after the last retiming event past the stored position, asked before the fan-out's
-   * transaction (without its lock: the transaction uses it only if its own read ends on the same
-   * retiming event). Undefined when no endpoint wants timing or no retiming event is there.
+   * When an endpoint wants timing: the events past the stored position, read before the fan-out's
+   * transaction (without its lock), and the timing after the last retiming event among them. The
+   * transaction uses the events while the position is still `from`, and the timing if its own read
+   * ends on the same retiming event.
    */
-  private async timingAhead(rundownId: string, firstMs: number, receivers: readonly Receiver[]): Promise<{ after: string; timing: TimingObject | undefined } | undefined> {
+  private async readAhead(rundownId: string, firstMs: number, receivers: readonly Receiver[]): Promise<ReadAhead | undefined> {
     if (!this.timing || !receivers.some((r) => subscribes(r, 'timing', rundownId))) return undefined;
-    let retimed: StreamedEvent | undefined;
-    for await (const events of this.eventsAfter(rundownId, await this.deliveries.position(this.db, rundownId), firstMs)) {
-      for (const streamed of events) if (RETIMING_EVENTS.has(streamed.event.payload?.$case ?? '')) retimed = streamed;
-    }
-    return retimed && { after: retimed.id, timing: await this.timingAfter(retimed, rundownId, receivers) };
+    const from = (await this.deliveries.position(this.db, rundownId))?.event_id;
+    const events: StreamedEvent[] = [];
+    for await (const page of this.eventsAfter(rundownId, from === undefined ? undefined : { event_id: from }, firstMs)) events.push(...page);
+    const retimed = events.findLast((streamed) => RETIMING_EVENTS.has(streamed.event.payload?.$case ?? ''));
+    return { from, events, ...(retimed ? { timing: { after: retimed.id, timing: await this.timingAfter(retimed, rundownId, receivers) } } : {}) };
   }
 
   /**
