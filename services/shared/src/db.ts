@@ -69,7 +69,6 @@ export type IsolationLevel = 'REPEATABLE READ' | 'SERIALIZABLE';
  */
 export interface Database extends Db {
   readonly pool: Pool;
-  readonly isInitialized: boolean;
   /** Opens one connection, so a start-up fails at once when PostgreSQL cannot be reached. */
   initialize(): Promise<Database>;
   destroy(): Promise<void>;
@@ -117,7 +116,6 @@ export function createServiceDatabase(options: { url: string; poolSize?: number;
   // An idle client whose connection drops: the pool discards it and the next statement connects anew.
   pool.on('error', () => undefined);
   keepCheckedOutClientsAlive(pool);
-  let initialized = false;
   const transaction = <T>(isolationOrWork: IsolationLevel | ((tx: Db) => Promise<T>), maybeWork?: (tx: Db) => Promise<T>): Promise<T> => {
     const [isolation, work] = typeof isolationOrWork === 'function' ? [undefined, isolationOrWork] : [isolationOrWork, maybeWork!];
     return withPgClient(pool, async (client, broken) => {
@@ -134,20 +132,13 @@ export function createServiceDatabase(options: { url: string; poolSize?: number;
   };
   const database: Database = {
     pool,
-    get isInitialized() {
-      return initialized;
-    },
     query: async (sql: string, parameters?: unknown[]) => (await pool.query(sql, parameters)).rows,
     transaction: transaction as Database['transaction'],
     async initialize() {
       await pool.query('SELECT 1');
-      initialized = true;
       return database;
     },
-    async destroy() {
-      initialized = false;
-      await pool.end();
-    },
+    destroy: () => pool.end(),
   };
   return database;
 }

@@ -1,17 +1,16 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import { match } from 'path-to-regexp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@rundown/shared/core';
 import type { Principal } from '../edge/authenticator.js';
 import { adminRoutes } from './admin/routes.js';
-import { defineRoute, expressPath, type Method, type RouteDef } from './route.js';
+import { defineRoute, type Method, type RouteDef } from './route.js';
 import { v1Routes } from './v1/index.js';
 import { buildRouter } from './router.js';
 
-// Whatever the dispatcher answers must be what one Express router over the whole table, in table
-// order, mounted with `app.use('/v1', ...)`, would answer (it was one, and stored ids derive from it).
+// The router's answers, pinned: matching, table order, the prefix, decoding, failures, and the ids an
+// Idempotency-Key derives from the path (stored ids must not change).
 const route = (method: Method, path: string, name: string): RouteDef =>
   defineRoute({ method, path, summary: name, tag: 't', auth: 'none', handler: async ({ params }) => ({ data: { name, params } }) });
 
@@ -180,7 +179,7 @@ describe('buildRouter over the real route tables', () => {
   const urls = { base: 'http://api.test/v1', docs: '', spec: '', errors: '', v0Spec: '', asyncApi: '', events: '' };
   const tables = { '/v1': v1Routes({} as never, urls, {} as never, {} as never), '/admin': adminRoutes({} as never, {} as never) };
 
-  it('answers every path a route template can take by the route a table-ordered Express router would pick', async () => {
+  it('reaches every route of the real tables: no route is shadowed by one before it', async () => {
     const app = express();
     for (const [prefix, routes] of Object.entries(tables)) {
       // The table's paths and methods, each answering with its place in the table.
@@ -193,36 +192,12 @@ describe('buildRouter over the real route tables', () => {
     const at = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
     try {
       for (const [prefix, routes] of Object.entries(tables)) {
-        const templates = routes.map((r) => expressPath(r.path).split('/'));
-        // Each parameter takes a plain value and every literal segment any template has at that place.
-        const candidates = (segments: string[], i = 0): string[][] => {
-          if (i === segments.length) return [[]];
-          const segment = segments[i]!;
-          // A parameter with a literal suffix (`:delivery_id\\:redeliver`) takes a value and keeps the suffix.
-          const suffix = segment.startsWith(':') && segment.includes('\\:') ? segment.slice(segment.indexOf('\\:')) : undefined;
-          const here = suffix
-            ? [`x${suffix}`]
-            : segment.startsWith(':')
-              ? ['x', ...new Set(templates.map((t) => t[i]).filter((s): s is string => s !== undefined && !s.startsWith(':') && s !== ''))]
-              : [segment];
-          return here.flatMap((value) => candidates(segments, i + 1).map((rest) => [value, ...rest]));
-        };
-        const matchers = routes.map((r) => ({ method: r.method.toUpperCase(), test: match(expressPath(r.path), { decode: false, sensitive: true }) }));
-        let checked = 0;
         for (const [index, r] of routes.entries()) {
-          for (const path of candidates(templates[index]!).flatMap((segments) => {
-            const path = segments.join('/').replaceAll('\\:', ':');
-            return [path, `${path}/`];
-          })) {
-            const method = r.method.toUpperCase();
-            const expected = matchers.findIndex((m) => m.method === method && m.test(path));
-            const res = await fetch(`${at}${prefix}${path}`, { method });
-            const got = ((await res.json()) as { data: number | null }).data;
-            expect(got, `${method} ${prefix}${path}`).toBe(expected);
-            checked++;
-          }
+          // Each parameter a plain value (`{delivery_id}:redeliver` keeps its literal suffix).
+          const path = r.path.replace(/\{\w+\}/g, 'x');
+          const res = await fetch(`${at}${prefix}${path}`, { method: r.method.toUpperCase() });
+          expect(((await res.json()) as { data: number | null }).data, `${r.method.toUpperCase()} ${prefix}${r.path}`).toBe(index);
         }
-        expect(checked).toBeGreaterThanOrEqual(2 * routes.length);
       }
     } finally {
       await new Promise((done) => listening.close(done));

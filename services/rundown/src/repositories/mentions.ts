@@ -32,7 +32,7 @@ export class MentionsRepository {
   /** Writes the given values; answers the rows that changed (only their updated_at moves). */
   async update(tx: Db, rundownId: string, rows: MentionValues[]): Promise<MentionRow[]> {
     if (!rows.length) return [];
-    const changed = (await tx.query(
+    return (await tx.query(
       `UPDATE rundown.mentions AS t SET name = m.name, color = m.color, description = m.description, updated_at = clock_timestamp()
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS m(id, name, color, description)
        WHERE t.rundown_id = $1 AND t.id = m.id
@@ -40,7 +40,6 @@ export class MentionsRepository {
        RETURNING ${updatedFields}`,
       [rundownId, rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.color), rows.map((r) => r.description)],
     )) as MentionRow[];
-    return changed;
   }
 
   async remove(tx: Db, rundownId: string, id: string): Promise<boolean> {
