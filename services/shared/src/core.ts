@@ -17,6 +17,7 @@ export * from './errors/unavailable.js';
 export * from './grpc/context.js';
 export * from './visibility.js';
 export * from './grpc/trust.js';
+export * from './keyring.js';
 export * from './grpc/errors.js';
 export * from './grpc/server.js';
 export * from './grpc/client.js';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
-import { z } from 'zod';
+import { keyringSetting, parseKeyring, type KeyringKey } from '../keyring.js';
 import { isRoleName } from '../roles.js';
 import { SERVICES, type CallerName } from '../services.js';
 import type { CallerContext } from './context.js';
@@ -32,10 +32,7 @@ export const CONTEXT_METADATA_KEY = 'x-caller-context';
 export const CONTEXT_MAX_VALIDITY_MS = 30_000;
 const CLOCK_SKEW_MS = 5_000;
 
-export interface ContextKey {
-  id: string;
-  secret: Buffer;
-}
+export type ContextKey = KeyringKey;
 
 /** Wire payload (short names: it rides on every call). */
 interface Payload {
@@ -58,7 +55,7 @@ const b64 = (value: Buffer | string) => Buffer.from(value).toString('base64url')
 /**
  * The internal keys, first one signing, all of them verifying: rotation is add the new key
  * second everywhere, then move it first, then drop the old one; two keys overlap meanwhile.
- * Format: `kid:secret[,kid:secret...]`, secret at least 32 characters.
+ * Format: `kid:secret[,kid:secret...]` (keyring.ts).
  */
 export class ContextKeys {
   private readonly byId: Map<string, Buffer>;
@@ -74,7 +71,7 @@ export class ContextKeys {
   }
 
   static parse(raw: string, clock?: () => number): ContextKeys {
-    return new ContextKeys(parseKeys(raw), clock);
+    return new ContextKeys(parseKeyring(raw), clock);
   }
 
   private mac(secret: Buffer, signed: string): Buffer {
@@ -140,28 +137,5 @@ export class ContextKeys {
 
 export type ContextSigner = (ctx: CallerContext, method: string, metadata?: Metadata) => Metadata;
 
-function parseKeys(raw: string): ContextKey[] {
-  const keys: ContextKey[] = [];
-  for (const entry of raw.split(',').map((e) => e.trim()).filter(Boolean)) {
-    const at = entry.indexOf(':');
-    const id = entry.slice(0, at);
-    const secret = entry.slice(at + 1);
-    if (at < 1 || !/^[A-Za-z0-9_-]{1,32}$/.test(id)) throw new Error(`"${id || entry.slice(0, 8)}…" is not kid:secret with a kid of [A-Za-z0-9_-]{1,32}`);
-    if (secret.length < 32) throw new Error(`the secret of key ${id} must be at least 32 characters`);
-    if (keys.some((k) => k.id === id)) throw new Error(`key id ${id} is listed twice`);
-    keys.push({ id, secret: Buffer.from(secret, 'utf8') });
-  }
-  if (keys.length === 0) throw new Error('at least one kid:secret is needed');
-  return keys;
-}
-
 /** The INTERNAL_CONTEXT_KEYS setting every service declares in its config shape. */
-export const contextKeysSetting = () =>
-  z.string().transform((value, ctx) => {
-    try {
-      return ContextKeys.parse(value);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `must be kid:secret[,kid:secret...] (the first signs): ${(error as Error).message}` });
-      return z.NEVER;
-    }
-  });
+export const contextKeysSetting = () => keyringSetting('signs', (keys) => new ContextKeys(keys));
