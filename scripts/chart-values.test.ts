@@ -19,7 +19,7 @@ const chartValues = parse(readFileSync(resolve(import.meta.dirname, '../charts/r
   config: { shutdown: { preStopSeconds: number; delayMs: number; graceMs: number }; grpc: { maxConnectionAgeMs: number; maxConnectionAgeGraceMs: number } };
 };
 const values = parse(readFileSync(resolve(import.meta.dirname, '../charts/rundown/values.yaml'), 'utf8')) as Record<string, Block | undefined>;
-const secretSettings = new Set(['DATABASE_URL', 'REDIS_URL', 'JWT_PRIVATE_KEYS', 'V0_TOKEN_SECRET', 'CURSOR_SECRET']);
+const secretSettings = new Set(['DATABASE_URL', 'REDIS_URL', 'JWT_PRIVATE_KEYS', 'V0_TOKEN_SECRET', 'CURSOR_SECRET', 'WEBHOOKS_SECRET_KEYS']);
 
 describe('the chart agrees with the code', () => {
   it('has the anonymous rate limit of limits.ts', () => {

@@ -116,6 +116,8 @@ expect_failure "gateway without auth" "AUTH_ADDR" --set auth.enabled=false
 expect_failure "unknown values key" "Additional property" --set gateway.replicas=3
 expect_failure "JWK without kid" "kid" --set-string 'secrets.jwtPrivateKeys=[{"kty":"EC"}]'
 expect_failure "weak INTERNAL_CONTEXT_KEYS" "secrets.internalContextKeys" --set secrets.internalContextKeys=k1:too-short
+expect_failure "weak WEBHOOKS_SECRET_KEYS" "secrets.webhooksSecretKeys" --set secrets.webhooksSecretKeys=k1:too-short
+expect_failure "missing WEBHOOKS_SECRET_KEYS" "secrets.webhooksSecretKeys (WEBHOOKS_SECRET_KEYS) is required" --set secrets.webhooksSecretKeys=
 expect_failure "rundown without auth (its plan facts)" "AUTH_ADDR" --set auth.enabled=false,gateway.enabled=false
 expect_failure "grace period longer than the pod's" "terminationGracePeriodSeconds" --set config.shutdown.graceMs=60000
 expect_failure "preStop pause longer than the pod's grace" "preStopSeconds" --set config.shutdown.preStopSeconds=30

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { errorCode, errorMessage, isRecord, LauncherError, writeFileAtomic } from './util.js';
 
-export const SECRET_NAMES = ['JWT_PRIVATE_KEYS', 'V0_TOKEN_SECRET', 'CURSOR_SECRET', 'ADMIN_SECRET', 'INTERNAL_CONTEXT_KEYS'] as const;
+export const SECRET_NAMES = ['JWT_PRIVATE_KEYS', 'V0_TOKEN_SECRET', 'CURSOR_SECRET', 'ADMIN_SECRET', 'INTERNAL_CONTEXT_KEYS', 'WEBHOOKS_SECRET_KEYS'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 export type Secrets = Record<SecretName, string>;
 
@@ -21,6 +21,9 @@ const generators: Record<SecretName, () => Promise<string>> = {
   ADMIN_SECRET: () => Promise.resolve(randomBytes(32).toString('hex')),
   // kid:secret; to rotate, list a second key after it (see services/shared/src/grpc/trust.ts).
   INTERNAL_CONTEXT_KEYS: () => Promise.resolve(`local-${randomBytes(4).toString('hex')}:${randomBytes(48).toString('base64url')}`),
+  // kid:secret, sealing the webhooks' signing secrets at rest (services/webhooks/src/repositories/secret-seal.ts):
+  // a data folder's secrets.json keeps it, or its endpoints' secrets no longer open.
+  WEBHOOKS_SECRET_KEYS: () => Promise.resolve(`local-${randomBytes(4).toString('hex')}:${randomBytes(48).toString('base64url')}`),
 };
 
 export interface LoadedSecrets {

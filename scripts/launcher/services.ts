@@ -48,6 +48,7 @@ const sharedSettings: Record<SharedSetting, (ctx: ServiceContext) => string> = {
   JWT_PRIVATE_KEYS: (ctx) => ctx.secrets.JWT_PRIVATE_KEYS,
   V0_TOKEN_SECRET: (ctx) => ctx.secrets.V0_TOKEN_SECRET,
   CURSOR_SECRET: (ctx) => ctx.secrets.CURSOR_SECRET,
+  WEBHOOKS_SECRET_KEYS: (ctx) => ctx.secrets.WEBHOOKS_SECRET_KEYS,
   TOKEN_ENVIRONMENT: (ctx) => tokenEnvironment(ctx.env),
 };
 

@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRundown, createTeam, v1, type ApiResponse } from '../support/client.js';
+import { createRundown, createTeam, system, v1, type ApiResponse } from '../support/client.js';
 import { expectProblem } from '../support/problems.js';
 import { WebhookReceiver, verify, type Received } from '../support/webhook-receiver.js';
 
@@ -128,6 +129,24 @@ describe('webhooks', () => {
     }
     expect(list.items.length).toBe(receiver.at(path).length);
     for (const d of list.items) expect(d).toMatchObject({ state: 'delivered', attempts: 1, last_status: 204, last_error: null, next_attempt_at: null });
+  });
+
+  it('keeps the secret sealed at rest; a create retried with its Idempotency-Key answers the same secret', async () => {
+    const body = { url: receiver.url(`/sealed-${Date.now()}`), events: ['cue'] };
+    const headers = { 'idempotency-key': `sealed-${Date.now()}` };
+    const first = await v1('POST', '/webhooks', { token: owner, body, headers });
+    const retried = await v1('POST', '/webhooks', { token: owner, body, headers });
+    expect([first.status, retried.status]).toEqual([201, 201]);
+    expect(retried.body.data).toEqual(first.body.data);
+    const database = new pg.Client({ connectionString: system().databaseUrl });
+    await database.connect();
+    try {
+      const { rows } = await database.query<{ secret: string }>('SELECT secret FROM webhooks.endpoints WHERE id = $1', [first.body.data.id]);
+      expect(rows[0]!.secret).toMatch(/^sealed:v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+$/);
+      expect(rows[0]!.secret).not.toContain(String(first.body.data.secret).slice('whsec_'.length, 20));
+    } finally {
+      await database.end();
+    }
   });
 
   it('speaks the HTTP contract: the secret once, problem+json refusals, 202 for a test and a redelivery, roles and token scope at the edge', async () => {

@@ -9,6 +9,7 @@ import {
   newEvent,
   newId,
   outboxTableSql,
+  parseKeyring,
   outboxTraceSql,
   Outbox,
   standaloneRedis,
@@ -19,6 +20,7 @@ import {
   type Database,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
+import { SecretSeal } from '../../services/webhooks/src/repositories/secret-seal.js';
 import { webhooksDomain, type WebhooksSettings } from '../../services/webhooks/src/wiring.js';
 import { startWebhookDns } from '../support/webhook-dns.js';
 import { WebhookReceiver, verify, type Received } from '../support/webhook-receiver.js';
@@ -51,8 +53,12 @@ let replicas: ReturnType<typeof webhooksDomain>[];
  * failures (the default: 5 days), far beyond any schedule here however loaded the machine: the disable
  * test moves an endpoint's failure streak back in time instead of waiting.
  */
-const settings = (node: string): WebhooksSettings => ({
+const KEY_1 = `k1:${'1'.repeat(40)}`;
+const KEY_2 = `k2:${'2'.repeat(40)}`;
+const settings = (node: string, secretKeys = `${KEY_1},${KEY_2}`): WebhooksSettings => ({
   CURSOR_SECRET: 'w'.repeat(32),
+  // k1 seals; k2 also opens (what a replica started with k2 first seals, see 'signing secrets at rest').
+  WEBHOOKS_SECRET_KEYS: new SecretSeal(parseKeyring(secretKeys)),
   NODE_ID: node,
   WEBHOOKS_RETRY_SCHEDULE_MS: [100, 200, 400, 1_600],
   WEBHOOKS_DISABLE_AFTER_MS: 60_000,
@@ -345,8 +351,13 @@ describe.concurrent('attempts', () => {
       expect(() => verify(a.secret, only(0))).toThrow();
       expect(() => verify(a.secret, only(1))).not.toThrow();
     }
-    // The secret is never read back.
+    // The secret is never read back, and both are stored sealed.
     expect(await one().get(ctx, a.endpoint.id)).not.toHaveProperty('secret');
+    const [stored] = await rows('SELECT secret, previous_secret FROM webhooks.endpoints WHERE id = $1', [a.endpoint.id]);
+    for (const [column, secret] of [['secret', rotated], ['previous_secret', a.secret]] as const) {
+      expect(stored![column]).toMatch(/^sealed:v1:k[12]:/);
+      expect(String(stored![column])).not.toContain(secret.slice('whsec_'.length, 20));
+    }
     // Past the overlap the previous secret no longer signs.
     await db.query(`UPDATE webhooks.endpoints SET previous_secret_until = clock_timestamp() WHERE id = $1`, [a.endpoint.id]);
     await one().sendTest(ctx, a.endpoint.id);
@@ -354,6 +365,67 @@ describe.concurrent('attempts', () => {
     expect(String(last.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(verify(rotated, last).type).toBe('webhook.test');
     expect(() => verify(a.secret, last)).toThrow();
+  });
+});
+
+describe('signing secrets at rest', () => {
+  it('stores a secret sealed, bound to its endpoint: copied onto another endpoint it signs nothing', async () => {
+    const { ctx } = team();
+    const [pa, pb] = [path('sealed-a'), path('sealed-b')];
+    const a = await hook(ctx, { url: receiver.url(pa), events: ['cue'] });
+    const b = await hook(ctx, { url: receiver.url(pb), events: ['cue'] });
+    const [stored] = await rows('SELECT secret FROM webhooks.endpoints WHERE id = $1', [a.endpoint.id]);
+    expect(stored!.secret).toMatch(/^sealed:v1:k1:[A-Za-z0-9_-]+$/);
+    expect(String(stored!.secret)).not.toContain(a.secret.slice('whsec_'.length, 20));
+    await one().sendTest(ctx, a.endpoint.id);
+    expect(verify(a.secret, await receiver.until(() => receiver.at(pa)[0], 10_000, 'a signed test')).type).toBe('webhook.test');
+    // a's sealed secret pasted onto b (what a database write could do) does not open there: b's test
+    // is a failed attempt, retried on the schedule, and never sent.
+    await db.query('UPDATE webhooks.endpoints SET secret = $2 WHERE id = $1', [b.endpoint.id, stored!.secret]);
+    const test = await one().sendTest(ctx, b.endpoint.id);
+    const d = await until('a failed attempt', async () => {
+      const x = await deliveryOf(ctx, b.endpoint.id, test);
+      return x.attempts >= 2 && x.last_error !== null && x;
+    });
+    expect(d.last_error).toBe('not signed: the signing secret could not be opened (WEBHOOKS_SECRET_KEYS)');
+    expect(d.last_status).toBeNull();
+    expect(receiver.at(pb)).toHaveLength(0);
+  });
+
+  it('seals at start what was stored in plain text or sealed with a key moved down the ring, and it still signs', async () => {
+    const { ctx } = team();
+    const [pa, pb] = [path('legacy'), path('old-key')];
+    const a = await hook(ctx, { url: receiver.url(pa), events: ['cue'] });
+    const b = await hook(ctx, { url: receiver.url(pb), events: ['cue'] });
+    // a as stored before sealing existed; b sealed with k1, and rotated (its previous secret sealed too).
+    await db.query('UPDATE webhooks.endpoints SET secret = $2 WHERE id = $1', [a.endpoint.id, a.secret]);
+    const rotated = await one().rotate(ctx, b.endpoint.id);
+    await one().sendTest(ctx, a.endpoint.id);
+    expect(verify(a.secret, await receiver.until(() => receiver.at(pa)[0], 10_000, 'a test signed with the plain secret')).type).toBe('webhook.test');
+    // A replica whose ring has k2 first seals every such secret with k2 as it starts (the others open k2 too).
+    const resealing = webhooksDomain(db, settings('wh-medium-reseal', `${KEY_2},${KEY_1}`), {
+      redis: redis('wh-medium-reseal-commands'),
+      reader: redis('wh-medium-reseal-index'),
+      bull: redis('wh-medium-reseal-attempts', true),
+      timing: undefined,
+      logger,
+    });
+    await resealing.start();
+    await resealing.stop();
+    const stored = await rows('SELECT id, secret, previous_secret FROM webhooks.endpoints WHERE id = ANY($1::text[]) ORDER BY id = $2 DESC', [[a.endpoint.id, b.endpoint.id], a.endpoint.id]);
+    expect(stored.map((r) => [r.secret, r.previous_secret])).toEqual([
+      [expect.stringMatching(/^sealed:v1:k2:/), null],
+      [expect.stringMatching(/^sealed:v1:k2:/), expect.stringMatching(/^sealed:v1:k2:/)],
+    ]);
+    await one().sendTest(ctx, a.endpoint.id);
+    await one().sendTest(ctx, b.endpoint.id);
+    const [again, rotatedTest] = await Promise.all([
+      receiver.until(() => receiver.at(pa)[1], 10_000, 'a test after sealing'),
+      receiver.until(() => receiver.at(pb)[0], 10_000, 'a rotated endpoint’s test after sealing'),
+    ]);
+    expect(verify(a.secret, again).type).toBe('webhook.test');
+    expect(verify(rotated, rotatedTest).type).toBe('webhook.test');
+    expect(verify(b.secret, rotatedTest).type).toBe('webhook.test');
   });
 });
 

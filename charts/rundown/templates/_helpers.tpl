@@ -228,11 +228,13 @@ Usage: include "rundown.secretValue" (dict "ctx" $ "key" "V0_TOKEN_SECRET")
 {{- end -}}
 {{- end -}}
 {{- $raw | default (toJson $keys) -}}
-{{- else if eq .key "INTERNAL_CONTEXT_KEYS" -}}
-{{- $value := required (printf "secrets.internalContextKeys (INTERNAL_CONTEXT_KEYS) is required %s" $hint) ($v.secrets.internalContextKeys | default "" | toString) -}}
+{{- else if has .key (list "INTERNAL_CONTEXT_KEYS" "WEBHOOKS_SECRET_KEYS") -}}
+{{- /* Keyrings (services/shared/src/keyring.ts): kid:secret[,kid:secret], the first signs or seals. */ -}}
+{{- $field := get (dict "INTERNAL_CONTEXT_KEYS" "internalContextKeys" "WEBHOOKS_SECRET_KEYS" "webhooksSecretKeys") .key -}}
+{{- $value := required (printf "secrets.%s (%s) is required %s" $field .key $hint) (get $v.secrets $field | default "" | toString) -}}
 {{- range $entry := ternary (splitList "," $value) list (ne $value "") -}}
 {{- if not (regexMatch "^[A-Za-z0-9_-]{1,32}:.{32,}$" (trim $entry)) -}}
-{{- fail (printf "secrets.internalContextKeys (INTERNAL_CONTEXT_KEYS) must be kid:secret[,kid:secret] (kid [A-Za-z0-9_-]{1,32}, secret at least 32 characters) %s" $hint) -}}
+{{- fail (printf "secrets.%s (%s) must be kid:secret[,kid:secret] (kid [A-Za-z0-9_-]{1,32}, secret at least 32 characters) %s" $field $.key $hint) -}}
 {{- end -}}
 {{- end -}}
 {{- $value -}}

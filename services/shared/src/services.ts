@@ -33,7 +33,7 @@ export interface ServiceRow {
 }
 
 /** Settings the launcher (from its secrets and infrastructure) and the chart provide by name. */
-export type SharedSetting = 'DATABASE_URL' | 'REDIS_URL' | 'JWT_PRIVATE_KEYS' | 'V0_TOKEN_SECRET' | 'CURSOR_SECRET' | 'TOKEN_ENVIRONMENT';
+export type SharedSetting = 'DATABASE_URL' | 'REDIS_URL' | 'JWT_PRIVATE_KEYS' | 'V0_TOKEN_SECRET' | 'CURSOR_SECRET' | 'WEBHOOKS_SECRET_KEYS' | 'TOKEN_ENVIRONMENT';
 
 export const SERVICES = [
   {
@@ -74,7 +74,7 @@ export const SERVICES = [
     grpcPort: 50056,
     adminGrpcPort: 50156,
     migrations: true,
-    settings: ['DATABASE_URL', 'REDIS_URL', 'CURSOR_SECRET'],
+    settings: ['DATABASE_URL', 'REDIS_URL', 'CURSOR_SECRET', 'WEBHOOKS_SECRET_KEYS'],
     color: 'cyan',
   },
 ] as const satisfies readonly ServiceRow[];

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { contextKeysSetting, env, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
+import { contextKeysSetting, env, keyringSetting, loadConfig, redisSettings, redisSettingsProblems } from '@rundown/shared';
+import { SecretSeal } from './repositories/secret-seal.js';
 import { invalidNetworks } from './domain/targets.js';
 
 /** A comma list of whole numbers (ms), e.g. the retry schedule. */
@@ -35,6 +36,8 @@ export function webhooksConfig(source: NodeJS.ProcessEnv = process.env) {
       RUNNER_ADDR: env.address(),
       /** Signs the deliveries list's cursors. */
       CURSOR_SECRET: env.secret(32),
+      /** Seals the endpoints' signing secrets at rest: a keyring, the first key seals (repositories/secret-seal.ts). */
+      WEBHOOKS_SECRET_KEYS: keyringSetting('seals', (keys) => new SecretSeal(keys)),
       LOG_LEVEL: env.logLevel(),
       DB_POOL_SIZE: env.int(10, 1),
       GRPC_DEADLINE_MS: env.int(5_000, 100),

@@ -14,6 +14,7 @@ import { EndpointsRepository } from './repositories/endpoints.js';
 export type WebhooksSettings = Pick<
   WebhooksConfig,
   | 'CURSOR_SECRET'
+  | 'WEBHOOKS_SECRET_KEYS'
   | 'NODE_ID'
   | 'WEBHOOKS_RETRY_SCHEDULE_MS'
   | 'WEBHOOKS_DISABLE_AFTER_MS'
@@ -52,7 +53,7 @@ export function webhooksDomain(
   },
 ) {
   const transact: Transact = (work) => db.transaction(work);
-  const endpoints = new EndpointsRepository();
+  const endpoints = new EndpointsRepository(settings.WEBHOOKS_SECRET_KEYS);
   const deliveries = new DeliveriesRepository();
   const targets = new TargetResolver(
     { allowedHosts: settings.WEBHOOKS_ALLOWED_HOSTS, allowedNetworks: settings.WEBHOOKS_ALLOWED_NETWORKS, allowHttp: settings.WEBHOOKS_ALLOW_HTTP },
@@ -88,6 +89,10 @@ export function webhooksDomain(
     webhooks,
     /** Starts the attempts' worker, the sweep and the fan-out (it follows the index from now on). */
     async start(): Promise<void> {
+      // Secrets stored before sealing, or sealed with a key that has moved down the ring, are sealed
+      // with the first key before anything signs (any replica may; each row changes once).
+      const resealed = await endpoints.sealAll(db, ports.logger);
+      if (resealed) ports.logger.info({ endpoints: resealed }, 'sealed webhook signing secrets with the first key of WEBHOOKS_SECRET_KEYS');
       queue.start(attempts.run, settings.WEBHOOKS_CONCURRENCY);
       stopSweep = startSweep({ db, deliveries, schedule, everyMs: settings.WEBHOOKS_SWEEP_MS, retentionMs: settings.WEBHOOKS_RETENTION_MS, logger: ports.logger });
       await fanOut.start();

@@ -162,10 +162,12 @@ export class Attempts {
     try {
       const at = new Date();
       const form = this.targets.form(claimed.url);
-      const secrets = claimed.previous_secret ? [claimed.secret, claimed.previous_secret] : [claimed.secret];
-      const result = form.ok
-        ? await context.with(trace.setSpan(parent, span), () => this.sender.send(form.value, signedHeaders(claimed.id, at, claimed.body, secrets), claimed.body))
-        : { status: undefined, error: `refused: ${form.reason}`, responseMs: 0 };
+      const secrets = this.signingSecrets(claimed);
+      const result = !form.ok
+        ? { status: undefined, error: `refused: ${form.reason}`, responseMs: 0 }
+        : !secrets.ok
+          ? { status: undefined, error: `not signed: ${secrets.reason}`, responseMs: 0 }
+          : await context.with(trace.setSpan(parent, span), () => this.sender.send(form.value, signedHeaders(claimed.id, at, claimed.body, secrets.value), claimed.body));
       const outcome = outcomeOf(result.status, result.error);
       attemptsMade.add(1, { outcome });
       attemptSeconds.record(result.responseMs / 1000, { outcome });
@@ -184,6 +186,20 @@ export class Attempts {
       await this.failed(claimed, base);
     } finally {
       span.end();
+    }
+  }
+
+  /**
+   * The endpoint's secrets, opened. One that no longer opens (its key dropped from WEBHOOKS_SECRET_KEYS,
+   * or the stored value altered) makes a failed attempt, logged and retried like any other, and
+   * stops no other endpoint's.
+   */
+  private signingSecrets(claimed: Ready): { ok: true; value: string[] } | { ok: false; reason: string } {
+    try {
+      return { ok: true, value: this.endpoints.signingSecrets(claimed.endpoint_id, claimed) };
+    } catch (error) {
+      this.logger.error({ err: (error as Error).message, delivery_id: claimed.id, webhook_id: claimed.endpoint_id }, 'a webhook signing secret does not open');
+      return { ok: false, reason: 'the signing secret could not be opened (WEBHOOKS_SECRET_KEYS)' };
     }
   }
 

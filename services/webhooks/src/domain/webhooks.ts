@@ -87,12 +87,12 @@ export class WebhooksService {
     const rundownId = WebhooksService.rundownId(input.rundown_id);
     await this.target(input.url);
     const secret = newSecret();
-    const row = await this.transact(async (tx) => {
+    const created = await this.transact(async (tx) => {
       await this.endpoints.lockTeam(tx, teamId);
       if (input.id !== undefined) {
         // A retry of a create that was applied (Idempotency-Key): the same endpoint, its secret answered again.
         const existing = await this.endpoints.find(tx, teamId, input.id);
-        if (existing) return existing;
+        if (existing) return { row: existing, secret: this.endpoints.secretOf(existing) };
       }
       const count = await this.endpoints.count(tx, teamId);
       if (count + 1 > limits.webhooksPerTeam) {
@@ -101,7 +101,7 @@ export class WebhooksService {
           details: { limit: limits.webhooksPerTeam, received: count + 1, unit: 'webhooks', resource: 'webhooks' },
         });
       }
-      return this.endpoints.insert(tx, {
+      const inserted = await this.endpoints.insert(tx, {
         id: input.id ?? newId('wh'),
         team_id: teamId,
         url: input.url,
@@ -111,8 +111,9 @@ export class WebhooksService {
         enabled: input.enabled ?? true,
         secret,
       });
+      return { row: inserted, secret };
     });
-    return { endpoint: view(row), secret: row.secret };
+    return { endpoint: view(created.row), secret: created.secret };
   }
 
   async list(ctx: CallerContext): Promise<EndpointView[]> {

@@ -1,4 +1,5 @@
-import type { Db } from '@rundown/shared';
+import type { Db, Logger } from '@rundown/shared';
+import type { SecretSeal } from './secret-seal.js';
 
 export interface EndpointRow {
   id: string;
@@ -9,6 +10,7 @@ export interface EndpointRow {
   description: string;
   enabled: boolean;
   disabled_reason: string | null;
+  /** As stored: sealed (secret-seal.ts); `secretOf` opens it. */
   secret: string;
   previous_secret: string | null;
   previous_secret_until: Date | null;
@@ -28,8 +30,25 @@ export interface EndpointChanges {
   enabled?: boolean;
 }
 
-/** Endpoints and their secrets (schema `webhooks`); every read and write is scoped by team. */
+/**
+ * Endpoints and their secrets (schema `webhooks`); every read and write is scoped by team. Secrets
+ * are written sealed (secret-seal.ts) and read as stored; `secretOf` and `signingSecrets` open them
+ * where they are used, so a secret that no longer opens fails its own endpoint's attempts alone.
+ */
 export class EndpointsRepository {
+  constructor(private readonly seal: SecretSeal) {}
+
+  /** An endpoint's current secret, opened. */
+  secretOf(row: Pick<EndpointRow, 'id' | 'secret'>): string {
+    return this.seal.open(row.id, row.secret);
+  }
+
+  /** The secrets an attempt to the endpoint signs with (the current one, and the previous one during a rotation's overlap), opened. */
+  signingSecrets(endpointId: string, stored: { secret: string; previous_secret: string | null }): string[] {
+    const current = this.seal.open(endpointId, stored.secret);
+    return stored.previous_secret === null ? [current] : [current, this.seal.open(endpointId, stored.previous_secret)];
+  }
+
   async count(db: Db, teamId: string): Promise<number> {
     const [row] = (await db.query('SELECT count(*)::int AS n FROM webhooks.endpoints WHERE team_id = $1', [teamId])) as { n: number }[];
     return row?.n ?? 0;
@@ -44,7 +63,7 @@ export class EndpointsRepository {
     const [inserted] = (await db.query(
       `INSERT INTO webhooks.endpoints (id, team_id, url, events, rundown_id, description, enabled, secret)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [row.id, row.team_id, row.url, row.events, row.rundown_id, row.description, row.enabled, row.secret],
+      [row.id, row.team_id, row.url, row.events, row.rundown_id, row.description, row.enabled, this.seal.seal(row.id, row.secret)],
     )) as EndpointRow[];
     return inserted!;
   }
@@ -98,7 +117,7 @@ export class EndpointsRepository {
     const rows = (await db.query(
       `UPDATE webhooks.endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3, updated_at = clock_timestamp()
        WHERE team_id = $1 AND id = $2 RETURNING id`,
-      [teamId, id, secret, overlapUntil],
+      [teamId, id, this.seal.seal(id, secret), overlapUntil],
     )) as unknown[];
     return rows.length > 0;
   }
@@ -110,6 +129,41 @@ export class EndpointsRepository {
        FROM webhooks.endpoints WHERE team_id = $1 AND enabled AND (rundown_id IS NULL OR rundown_id = $2)`,
       [teamId, rundownId],
     )) as Receiver[];
+  }
+
+  /**
+   * Seals again every secret not sealed with the key that seals now: one stored before sealing
+   * existed, or sealed with a key that has since moved down the ring. Each row is changed only if
+   * its secrets are still what was read (a rotation meanwhile wins). A secret no key opens is logged
+   * and left. Answers how many rows were sealed again.
+   */
+  async sealAll(db: Db, logger: Logger): Promise<number> {
+    let sealed = 0;
+    for (let after = ''; ; ) {
+      const rows = (await db.query(
+        `SELECT id, secret, previous_secret FROM webhooks.endpoints
+         WHERE id > $2 AND (secret NOT LIKE $1 OR previous_secret NOT LIKE $1) ORDER BY id LIMIT 500`,
+        [this.seal.currentPattern(), after],
+      )) as { id: string; secret: string; previous_secret: string | null }[];
+      if (rows.length === 0) return sealed;
+      after = rows.at(-1)!.id;
+      for (const row of rows) {
+        let next: { secret: string; previous_secret: string | null };
+        try {
+          const again = (stored: string) => (this.seal.isCurrent(stored) ? stored : this.seal.seal(row.id, this.seal.open(row.id, stored)));
+          next = { secret: again(row.secret), previous_secret: row.previous_secret === null ? null : again(row.previous_secret) };
+        } catch (error) {
+          logger.error({ err: (error as Error).message, webhook_id: row.id }, 'a webhook signing secret could not be opened to seal it again; its deliveries fail until its key is listed again');
+          continue;
+        }
+        const changed = (await db.query(
+          `UPDATE webhooks.endpoints SET secret = $2, previous_secret = $3
+           WHERE id = $1 AND secret = $4 AND previous_secret IS NOT DISTINCT FROM $5 RETURNING id`,
+          [row.id, next.secret, next.previous_secret, row.secret, row.previous_secret],
+        )) as unknown[];
+        sealed += changed.length;
+      }
+    }
   }
 
   /** Attempts to these endpoints succeeded: their failure streaks end. */
