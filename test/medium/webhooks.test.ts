@@ -20,6 +20,7 @@ import {
   type Database,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
+import { endpointSlotsKey } from '../../services/webhooks/src/delivery/endpoint-slots.js';
 import { SecretSeal } from '../../services/webhooks/src/repositories/secret-seal.js';
 import { webhooksDomain, type WebhooksSettings } from '../../services/webhooks/src/wiring.js';
 import { startWebhookDns } from '../support/webhook-dns.js';
@@ -274,6 +275,54 @@ describe.concurrent('attempts', () => {
     });
     expect(after.attempt_log).toHaveLength(3);
     await expect(one().redeliver(ctx, a.endpoint.id, 'msg_nope')).rejects.toMatchObject({ code: 'webhooks.delivery_not_found' });
+  });
+
+  it('keeps an endpoint’s attempts in flight within its bound across both replicas, each delivered once', async () => {
+    const { ctx } = team();
+    const p = path('slow');
+    const answerMs = 600;
+    receiver.answer(p, { status: 204, delayMs: answerMs });
+    const a = await hook(ctx, { url: receiver.url(p), events: ['cue'] });
+    // 16 tests, queued from both replicas: both replicas' workers take them, each up to its own bound of 4.
+    const ids = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? two() : one()).sendTest(ctx, a.endpoint.id)));
+    const got = await receiver.until(() => receiver.at(p).length >= 16 && receiver.at(p), 30_000, 'every test');
+    await sleep(300);
+    expect(new Set(receiver.at(p).map((r) => String(r.headers['webhook-id'])))).toEqual(new Set(ids));
+    // In flight at each arrival: the requests that arrived before it and are not answered yet.
+    const inFlight = got.map((r) => got.filter((o) => o.at <= r.at && r.at < o.at + answerMs).length);
+    expect(Math.max(...inFlight)).toBeLessThanOrEqual(4);
+    expect(Math.max(...inFlight)).toBeGreaterThanOrEqual(2);
+    // Without the shared slots this reaches 8: 4 on each replica.
+    await until('every test delivered', async () => (await rows(`SELECT 1 FROM webhooks.deliveries WHERE endpoint_id = $1 AND state = 'delivered'`, [a.endpoint.id])).length === 16);
+  });
+
+  it('holds a first attempt while every slot of its endpoint is held elsewhere, then makes it as attempt 1', async () => {
+    const { teamId, ctx } = team();
+    const p = path('slots-held');
+    const a = await hook(ctx, { url: receiver.url(p), events: ['cue'] });
+    // Every slot held, as by attempts of other replicas (lapsing far later).
+    const slots = endpointSlotsKey(a.endpoint.id);
+    const commands = redis('medium-webhooks-slots');
+    await commands.zadd(slots, ...[1, 2, 3, 4].flatMap((n) => [Date.now() + 600_000, `elsewhere-${n}`]));
+    await emit(newId('rd'), teamId, [cue(Change.CHANGE_CREATED)]);
+    const [waiting] = await until('the delivery made', async () => {
+      const found = await rows(`SELECT id, attempts, state, lease_until FROM webhooks.deliveries WHERE endpoint_id = $1`, [a.endpoint.id]);
+      return found.length === 1 && found;
+    });
+    await sleep(1_000);
+    expect(receiver.at(p)).toHaveLength(0);
+    // Its claim given back: no attempt counted, no lease, still pending (the queue brings it back in a moment, again and again).
+    expect((await rows(`SELECT attempts, state, lease_until FROM webhooks.deliveries WHERE id = $1`, [waiting!.id]))[0]).toEqual({ attempts: 0, state: 'pending', lease_until: null });
+    await commands.del(slots);
+    const got = await receiver.until(() => receiver.at(p)[0], 10_000, 'the attempt once a slot is free');
+    expect(verify(a.secret, got).type).toBe('cue.created');
+    const logged = await until('the delivery delivered', async () => {
+      const d = await deliveryOf(ctx, a.endpoint.id, String(waiting!.id));
+      return d.state === 'delivered' && d;
+    });
+    expect(logged).toMatchObject({ attempts: 1 });
+    expect(logged.attempt_log).toHaveLength(1);
+    await until('its slot given back', async () => (await commands.zcard(slots)) === 0);
   });
 
   it('fails a delivery after the last retry of the schedule', async () => {

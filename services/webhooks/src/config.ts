@@ -52,7 +52,7 @@ export function webhooksConfig(source: NodeJS.ProcessEnv = process.env) {
       WEBHOOKS_DISABLE_AFTER_MS: env.int(5 * 24 * HOUR, 1),
       /** An attempt answered 2xx within this is delivered. */
       WEBHOOKS_TIMEOUT_MS: env.int(15_000, 100),
-      /** Attempts one replica makes to one endpoint at once. */
+      /** Attempts in flight to one endpoint, across every replica (delivery/endpoint-slots.ts). */
       WEBHOOKS_ENDPOINT_CONCURRENCY: env.int(4, 1),
       /** Attempts one replica makes at once, over every endpoint. */
       WEBHOOKS_CONCURRENCY: env.int(64, 1),

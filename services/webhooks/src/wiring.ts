@@ -1,7 +1,8 @@
 import { CursorCodec, type Database, type Logger, type RedisClient, type Transact } from '@rundown/shared';
 import type { WebhooksConfig } from './config.js';
 import { WebhooksService } from './domain/webhooks.js';
-import { Attempts } from './delivery/attempts.js';
+import { attemptLeaseMs, Attempts } from './delivery/attempts.js';
+import { EndpointSlots } from './delivery/endpoint-slots.js';
 import { AttemptQueue } from './delivery/queue.js';
 import { Sender } from './delivery/sender.js';
 import { startSweep } from './delivery/sweep.js';
@@ -70,6 +71,8 @@ export function webhooksDomain(
     targets,
     sender,
     schedule,
+    // A slot lapses with its attempt's lease: a replica that dies holding one frees it then.
+    new EndpointSlots(ports.redis, settings.WEBHOOKS_ENDPOINT_CONCURRENCY, attemptLeaseMs(settings.WEBHOOKS_TIMEOUT_MS), ports.logger),
     {
       schedule: settings.WEBHOOKS_RETRY_SCHEDULE_MS,
       disableAfterMs: settings.WEBHOOKS_DISABLE_AFTER_MS,

@@ -4,6 +4,7 @@ import { disabledReason, disables, nextAttemptDelay, type RetryRules } from '../
 import { signedHeaders } from '../domain/signing.js';
 import type { Claimed, DeliveriesRepository, Outcome } from '../repositories/deliveries.js';
 import type { EndpointsRepository } from '../repositories/endpoints.js';
+import type { EndpointSlots, Slot } from './endpoint-slots.js';
 import type { AttemptJob, ScheduledAttempt } from './queue.js';
 import type { Sender } from './sender.js';
 import type { TargetResolver } from './targets.js';
@@ -29,6 +30,9 @@ function outcomeOf(status: number | undefined, error: string | undefined): strin
 
 type Ready = Claimed & { forced: boolean };
 
+/** How long an attempt holds its delivery and its endpoint's slot: its timeout, and 5 s to log it. */
+export const attemptLeaseMs = (timeoutMs: number) => timeoutMs + 5_000;
+
 interface Deferred {
   promise: Promise<void>;
   resolve(): void;
@@ -53,9 +57,11 @@ function deferred(): Deferred {
  * attempt is signed, sent, logged, and then settles the delivery or places its next attempt on the
  * retry schedule; an endpoint whose attempts have all failed for too long is disabled.
  *
- * Bounds: `concurrency` attempts at once, at most `perEndpoint` to one endpoint (a slow receiver
- * holds its own slots, no one else's); what waits, waits here (the fan-out's) or in the queue (a job
- * whose endpoint is busy is put back for a moment, off the worker).
+ * Bounds: `concurrency` attempts at once, at most `perEndpoint` to one endpoint, counted here and,
+ * across every replica, in Redis (`slots`: a slow receiver holds its own slots, no one else's); what
+ * waits, waits here (the fan-out's) or in the queue (a job whose endpoint is busy is put back for a
+ * moment, off the worker; a first attempt whose endpoint is busy on other replicas is handed back to
+ * the queue).
  */
 export class Attempts {
   private readonly held = new Map<string, number>();
@@ -74,13 +80,19 @@ export class Attempts {
     private readonly targets: TargetResolver,
     private readonly sender: Sender,
     private readonly schedule: (jobs: ScheduledAttempt[]) => Promise<void>,
+    private readonly slots: EndpointSlots,
     private readonly options: RetryRules & { timeoutMs: number; perEndpoint: number; concurrency: number; maxWaiting: number },
     private readonly logger: Logger,
   ) {}
 
+  /** A job's or a handed-back attempt's short wait for a busy endpoint (spread, so the waiters do not all come back at once). */
+  private static busyDelayMs(): number {
+    return 100 + Math.floor(Math.random() * 200);
+  }
+
   /** How long an attempt holds its delivery: past it, the sweep hands the delivery out again. */
   get leaseMs(): number {
-    return this.options.timeoutMs + 5_000;
+    return attemptLeaseMs(this.options.timeoutMs);
   }
 
   /** Whether `n` more first attempts can wait here (else the fan-out leaves them to the queue). */
@@ -120,7 +132,7 @@ export class Attempts {
       while (list.length && this.active < this.options.concurrency && this.take(endpointId)) {
         const next = list.shift()!;
         this.waitingCount--;
-        void this.perform(next)
+        void this.performInSlot(next)
           .catch((err: Error) => this.logger.warn({ err: err.message, delivery_id: next.id }, 'an attempt failed to settle; the sweep hands it out again'))
           .finally(() => this.release(endpointId));
       }
@@ -131,12 +143,20 @@ export class Attempts {
 
   /** A BullMQ job: the attempt after `job.n` made. */
   readonly run = async (job: AttemptJob): Promise<void> => {
+    const later = () => this.schedule([{ deliveryId: job.d, endpointId: job.e, attempts: job.n, delayMs: Attempts.busyDelayMs(), force: job.f, unique: true }]);
     if (this.active >= this.options.concurrency || !this.take(job.e)) {
       // The endpoint (or the replica) has its bound of attempts in flight: this one waits a little, outside the worker.
-      await this.schedule([{ deliveryId: job.d, endpointId: job.e, attempts: job.n, delayMs: 100 + Math.floor(Math.random() * 200), force: job.f, unique: true }]);
+      await later();
       return;
     }
+    let slot: Slot | undefined;
     try {
+      slot = await this.slots.take(job.e);
+      if (!slot) {
+        // Every slot of the endpoint's is held, on other replicas too.
+        await later();
+        return;
+      }
       const claimed = await this.deliveries.claim(this.db, job.d, job.n, this.leaseMs);
       if (!claimed) return;
       if (!claimed.enabled && !job.f) {
@@ -146,9 +166,36 @@ export class Attempts {
       }
       await this.perform({ ...claimed, forced: job.f === true });
     } finally {
+      if (slot) this.giveBack(job.e, slot);
       this.release(job.e);
     }
   };
+
+  /** An attempt's slot when it ends: parked for the next attempt waiting here for the endpoint, if any (no Redis call then). */
+  private giveBack(endpointId: string, slot: Slot): void {
+    if (this.waiting.get(endpointId)?.length) slot.park();
+    else slot.release();
+  }
+
+  /**
+   * A first attempt the fan-out claimed, made once a slot of its endpoint's is free across the
+   * replicas; while every one is held elsewhere, its claim is given back and the queue brings it
+   * again in a moment (as a job whose endpoint is busy).
+   */
+  private async performInSlot(ready: Ready): Promise<void> {
+    const slot = await this.slots.take(ready.endpoint_id);
+    if (!slot) {
+      if (await this.deliveries.unclaim(this.db, ready.id, ready.attempts)) {
+        await this.schedule([{ deliveryId: ready.id, endpointId: ready.endpoint_id, attempts: ready.attempts - 1, delayMs: Attempts.busyDelayMs() }]);
+      }
+      return;
+    }
+    try {
+      await this.perform(ready);
+    } finally {
+      this.giveBack(ready.endpoint_id, slot);
+    }
+  }
 
   private async perform(claimed: Ready): Promise<void> {
     if (claimed.attempts === 1) lagSeconds.record(Math.max(0, Date.now() - claimed.event_at.getTime()) / 1000);
@@ -246,8 +293,9 @@ export class Attempts {
     if (delay !== undefined) await this.schedule([{ deliveryId: claimed.id, endpointId: claimed.endpoint_id, attempts: claimed.attempts, delayMs: delay }]);
   }
 
-  /** Logs what is waiting to be logged. */
+  /** Logs what is waiting to be logged; gives back the slots parked here. */
   async close(): Promise<void> {
+    this.slots.close();
     this.flush();
     await this.logging;
   }

@@ -137,6 +137,19 @@ export class DeliveriesRepository {
     return row;
   }
 
+  /**
+   * Gives back a claim whose attempt was not made (attempt `attempts` of the delivery, still leased):
+   * its number and lease as before, so the next claim takes the same attempt. False if the delivery
+   * moved on meanwhile.
+   */
+  async unclaim(db: Db, id: string, attempts: number): Promise<boolean> {
+    const rows = (await db.query(
+      `UPDATE webhooks.deliveries SET attempts = attempts - 1, lease_until = NULL WHERE id = $1 AND attempts = $2 AND state = 'pending' RETURNING id`,
+      [id, attempts],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
   /** Logs the attempts and settles their deliveries (or schedules their next attempts), in one statement. */
   async record(db: Db, outcomes: readonly (Outcome & { id: string })[]): Promise<void> {
     if (outcomes.length === 0) return;
