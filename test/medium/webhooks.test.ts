@@ -278,22 +278,31 @@ describe.concurrent('attempts', () => {
   });
 
   it('keeps an endpoint’s attempts in flight within its bound across both replicas, each delivered once', async () => {
-    const { ctx } = team();
+    const { teamId, ctx } = team();
     const p = path('slow');
     const answerMs = 600;
     receiver.answer(p, { status: 204, delayMs: answerMs });
     const a = await hook(ctx, { url: receiver.url(p), events: ['cue'] });
-    // 16 tests, queued from both replicas: both replicas' workers take them, each up to its own bound of 4.
+    // 16 tests, queued from both replicas: both replicas' workers take them, each up to its own bound of
+    // 4; and 8 events of 8 rundowns, whose first attempts the fan-outs of both replicas make (an attempt
+    // ending with another waiting parks its slot for it).
     const ids = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? two() : one()).sendTest(ctx, a.endpoint.id)));
-    const got = await receiver.until(() => receiver.at(p).length >= 16 && receiver.at(p), 30_000, 'every test');
+    await Promise.all(Array.from({ length: 8 }, () => emit(newId('rd'), teamId, [cue(Change.CHANGE_CREATED)])));
+    const got = await receiver.until(() => receiver.at(p).length >= 24 && receiver.at(p), 30_000, 'every test and event');
     await sleep(300);
-    expect(new Set(receiver.at(p).map((r) => String(r.headers['webhook-id'])))).toEqual(new Set(ids));
+    expect(got).toHaveLength(24);
+    const webhookIds = receiver.at(p).map((r) => String(r.headers['webhook-id']));
+    expect(new Set(webhookIds).size).toBe(24);
+    for (const id of ids) expect(webhookIds).toContain(id);
     // In flight at each arrival: the requests that arrived before it and are not answered yet.
     const inFlight = got.map((r) => got.filter((o) => o.at <= r.at && r.at < o.at + answerMs).length);
     expect(Math.max(...inFlight)).toBeLessThanOrEqual(4);
     expect(Math.max(...inFlight)).toBeGreaterThanOrEqual(2);
     // Without the shared slots this reaches 8: 4 on each replica.
-    await until('every test delivered', async () => (await rows(`SELECT 1 FROM webhooks.deliveries WHERE endpoint_id = $1 AND state = 'delivered'`, [a.endpoint.id])).length === 16);
+    await until('every delivery delivered', async () => (await rows(`SELECT 1 FROM webhooks.deliveries WHERE endpoint_id = $1 AND state = 'delivered'`, [a.endpoint.id])).length === 24);
+    // Every slot given back, the parked ones too.
+    const commands = redis('medium-webhooks-bound');
+    await until('every slot given back', async () => (await commands.zcard(endpointSlotsKey(a.endpoint.id))) === 0);
   });
 
   it('holds a first attempt while every slot of its endpoint is held elsewhere, then makes it as attempt 1', async () => {
