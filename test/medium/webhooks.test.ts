@@ -20,7 +20,7 @@ import {
   type Database,
 } from '@rundown/shared';
 import { Change } from '@rundown/shared/proto/rundown/events/v1/events';
-import { endpointSlotsKey } from '../../services/webhooks/src/delivery/endpoint-slots.js';
+import { EndpointSlots, endpointSlotsKey } from '../../services/webhooks/src/delivery/endpoint-slots.js';
 import { SecretSeal } from '../../services/webhooks/src/repositories/secret-seal.js';
 import { webhooksDomain, type WebhooksSettings } from '../../services/webhooks/src/wiring.js';
 import { startWebhookDns } from '../support/webhook-dns.js';
@@ -484,6 +484,67 @@ describe('signing secrets at rest', () => {
     expect(verify(a.secret, again).type).toBe('webhook.test');
     expect(verify(rotated, rotatedTest).type).toBe('webhook.test');
     expect(verify(b.secret, rotatedTest).type).toBe('webhook.test');
+  });
+});
+
+describe.concurrent('endpoint slots (Redis)', () => {
+  // Leases and parks far longer than the steps between them, so a loaded machine's pauses change nothing.
+  const slotsOf = (bound: number, leaseMs: number, parkMs = 100) =>
+    new EndpointSlots(redis(`medium-webhooks-slots-${randomBytes(2).toString('hex')}`), bound, leaseMs, logger, parkMs);
+
+  it('takes up to the bound across holders; a slot given back or lapsed is free again', async () => {
+    const endpoint = newId('wh');
+    const [here, there] = [slotsOf(2, 60_000), slotsOf(2, 60_000)];
+    const first = await here.take(endpoint);
+    const second = await there.take(endpoint);
+    expect(first && second).toBeTruthy();
+    expect(await here.take(endpoint)).toBeUndefined();
+    second!.release();
+    expect(await here.take(endpoint)).toBeTruthy();
+    // Slots a holder never gives back (a replica that died) lapse with their lease.
+    const other = newId('wh');
+    const dying = slotsOf(2, 1_500);
+    expect((await dying.take(other)) && (await dying.take(other))).toBeTruthy();
+    expect(await there.take(other)).toBeUndefined();
+    await sleep(1_600);
+    expect((await there.take(other)) && (await there.take(other))).toBeTruthy();
+    expect(await here.take(other)).toBeUndefined();
+  });
+
+  it('a parked slot is the next take’s, renewed past half its lease, and given back when no take comes', async () => {
+    const endpoint = newId('wh');
+    const key = endpointSlotsKey(endpoint);
+    const commands = redis('medium-webhooks-slots-check');
+    const here = slotsOf(1, 3_000, 6_000);
+    const there = slotsOf(1, 60_000);
+    const slot = await here.take(endpoint);
+    const [token] = await commands.zrange(key, 0, -1);
+    slot!.park();
+    // Taken again here while parked, past half the lease: the same slot, its lapse moved on.
+    await sleep(1_600);
+    const before = Number(await commands.zscore(key, token!));
+    const again = await here.take(endpoint);
+    expect(again).toBeTruthy();
+    expect(await commands.zrange(key, 0, -1)).toEqual([token]);
+    expect(Number(await commands.zscore(key, token!))).toBeGreaterThan(before);
+    expect(await there.take(endpoint)).toBeUndefined();
+    // Parked with no take coming: given back once the park is over, and another holder gets it.
+    again!.park();
+    await until('the parked slot given back', async () => (await commands.zcard(key)) === 0, 10_000);
+    expect(await there.take(endpoint)).toBeTruthy();
+  });
+
+  it('a parked slot that lapsed meanwhile is not reused: the take asks Redis again', async () => {
+    const endpoint = newId('wh');
+    const here = slotsOf(1, 200, 60_000);
+    const there = slotsOf(1, 60_000);
+    const slot = await here.take(endpoint);
+    slot!.park();
+    await sleep(300);
+    // Lapsed in Redis, still parked here: the other holder takes the bound's one slot, and this one gets none.
+    expect(await there.take(endpoint)).toBeTruthy();
+    expect(await here.take(endpoint)).toBeUndefined();
+    here.close();
   });
 });
 

@@ -31,12 +31,10 @@ interface SlotCommands {
 /** A slot held: given back at once, or parked for this replica's next attempt to the same endpoint. */
 export interface Slot {
   release(): void;
-  /** Kept for the next `take` of the endpoint here (an attempt waiting for it), given back if none comes within `PARK_MS`. */
+  /** Kept for the next `take` of the endpoint here (an attempt waiting for it), given back if none comes within `parkMs`. */
   park(): void;
 }
 
-/** How long a parked slot waits for this replica's next attempt to its endpoint. */
-const PARK_MS = 100;
 
 interface Held {
   token: string;
@@ -60,6 +58,8 @@ export class EndpointSlots {
     private readonly bound: number,
     private readonly leaseMs: number,
     private readonly logger: Logger,
+    /** How long a parked slot waits for this replica's next attempt to its endpoint. */
+    private readonly parkMs = 100,
   ) {
     if (!('webhooksTakeSlot' in redis)) {
       redis.defineCommand('webhooksTakeSlot', { numberOfKeys: 1, lua: TAKE });
@@ -122,7 +122,7 @@ export class EndpointSlots {
             if (at >= 0) list.splice(at, 1);
             if (list.length === 0 && this.parked.get(endpointId) === list) this.parked.delete(endpointId);
             giveBack();
-          }, PARK_MS),
+          }, this.parkMs),
         };
         entry.timer.unref();
         list.push(entry);
