@@ -10,6 +10,9 @@ export const SECRET_NAMES = ['JWT_PRIVATE_KEYS', 'V0_TOKEN_SECRET', 'CURSOR_SECR
 export type SecretName = (typeof SECRET_NAMES)[number];
 export type Secrets = Record<SecretName, string>;
 
+/** A keyring of one local key, `kid:secret` (services/shared/src/keyring.ts; to rotate, list a second key after it). */
+const localKeyring = () => Promise.resolve(`local-${randomBytes(4).toString('hex')}:${randomBytes(48).toString('base64url')}`);
+
 const generators: Record<SecretName, () => Promise<string>> = {
   JWT_PRIVATE_KEYS: async () => {
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
@@ -19,11 +22,9 @@ const generators: Record<SecretName, () => Promise<string>> = {
   V0_TOKEN_SECRET: () => Promise.resolve(randomBytes(48).toString('base64url')),
   CURSOR_SECRET: () => Promise.resolve(randomBytes(48).toString('base64url')),
   ADMIN_SECRET: () => Promise.resolve(randomBytes(32).toString('hex')),
-  // kid:secret; to rotate, list a second key after it (see services/shared/src/grpc/trust.ts).
-  INTERNAL_CONTEXT_KEYS: () => Promise.resolve(`local-${randomBytes(4).toString('hex')}:${randomBytes(48).toString('base64url')}`),
-  // kid:secret, sealing the webhooks' signing secrets at rest (services/webhooks/src/repositories/secret-seal.ts):
-  // a data folder's secrets.json keeps it, or its endpoints' secrets no longer open.
-  WEBHOOKS_SECRET_KEYS: () => Promise.resolve(`local-${randomBytes(4).toString('hex')}:${randomBytes(48).toString('base64url')}`),
+  INTERNAL_CONTEXT_KEYS: localKeyring,
+  // Seals the webhooks' signing secrets at rest: a data folder's secrets.json keeps it, or its endpoints' secrets no longer open.
+  WEBHOOKS_SECRET_KEYS: localKeyring,
 };
 
 export interface LoadedSecrets {

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRundown, createTeam, system, v1, type ApiResponse } from '../support/client.js';
+import { createRundown, createTeam, v1, type ApiResponse } from '../support/client.js';
+import { query } from '../support/db.js';
 import { expectProblem } from '../support/problems.js';
 import { WebhookReceiver, verify, type Received } from '../support/webhook-receiver.js';
 
@@ -138,15 +138,9 @@ describe('webhooks', () => {
     const retried = await v1('POST', '/webhooks', { token: owner, body, headers });
     expect([first.status, retried.status]).toEqual([201, 201]);
     expect(retried.body.data).toEqual(first.body.data);
-    const database = new pg.Client({ connectionString: system().databaseUrl });
-    await database.connect();
-    try {
-      const { rows } = await database.query<{ secret: string }>('SELECT secret FROM webhooks.endpoints WHERE id = $1', [first.body.data.id]);
-      expect(rows[0]!.secret).toMatch(/^sealed:v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+$/);
-      expect(rows[0]!.secret).not.toContain(String(first.body.data.secret).slice('whsec_'.length, 20));
-    } finally {
-      await database.end();
-    }
+    const rows = await query<{ secret: string }>('SELECT secret FROM webhooks.endpoints WHERE id = $1', [first.body.data.id]);
+    expect(rows[0]!.secret).toMatch(/^sealed:v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+$/);
+    expect(rows[0]!.secret).not.toContain(String(first.body.data.secret).slice('whsec_'.length, 20));
   });
 
   it('speaks the HTTP contract: the secret once, problem+json refusals, 202 for a test and a redelivery, roles and token scope at the edge', async () => {

@@ -76,10 +76,10 @@ export class EndpointSlots {
     const key = endpointSlotsKey(endpointId);
     try {
       const reused = await this.unpark(endpointId, key);
-      if (reused) return this.slot(endpointId, key, reused);
+      if (reused) return this.slot(endpointId, reused);
       const held = { token: randomToken(), renewedAt: Date.now() };
       if ((await this.commands.webhooksTakeSlot(key, this.bound, this.leaseMs, held.token)) !== 1) return undefined;
-      return this.slot(endpointId, key, held);
+      return this.slot(endpointId, held);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, webhook_id: endpointId }, 'the endpoint’s slots could not be asked; the attempt goes ahead under this replica’s bound');
       return { release: () => undefined, park: () => undefined };
@@ -100,11 +100,13 @@ export class EndpointSlots {
     return { ...held, renewedAt };
   }
 
-  private slot(endpointId: string, key: string, held: Held): Slot {
+  private giveBack(endpointId: string, token: string): void {
+    this.redis.zrem(endpointSlotsKey(endpointId), token).catch((err: Error) => this.logger.warn({ err: err.message, webhook_id: endpointId }, 'a slot could not be given back; it lapses'));
+  }
+
+  private slot(endpointId: string, held: Held): Slot {
     let done = false;
-    const giveBack = () => {
-      this.redis.zrem(key, held.token).catch((err: Error) => this.logger.warn({ err: err.message, webhook_id: endpointId }, 'a slot could not be given back; it lapses'));
-    };
+    const giveBack = () => this.giveBack(endpointId, held.token);
     return {
       release: () => {
         if (done) return;
@@ -136,7 +138,7 @@ export class EndpointSlots {
     for (const [endpointId, list] of this.parked) {
       for (const { held, timer } of list) {
         clearTimeout(timer);
-        this.redis.zrem(endpointSlotsKey(endpointId), held.token).catch(() => undefined);
+        this.giveBack(endpointId, held.token);
       }
     }
     this.parked.clear();

@@ -150,8 +150,10 @@ export class EndpointsRepository {
       for (const row of rows) {
         let next: { secret: string; previous_secret: string | null };
         try {
-          const again = (stored: string) => (this.seal.isCurrent(stored) ? stored : this.seal.seal(row.id, this.seal.open(row.id, stored)));
-          next = { secret: again(row.secret), previous_secret: row.previous_secret === null ? null : again(row.previous_secret) };
+          next = {
+            secret: this.seal.sealedNow(row.id, row.secret),
+            previous_secret: row.previous_secret === null ? null : this.seal.sealedNow(row.id, row.previous_secret),
+          };
         } catch (error) {
           logger.error({ err: (error as Error).message, webhook_id: row.id }, 'a webhook signing secret could not be opened to seal it again; its deliveries fail until its key is listed again');
           continue;

@@ -49,9 +49,14 @@ export class SecretSeal {
     }
   }
 
-  /** Whether a stored secret is sealed with the key that seals now (else `sealAll` seals it again). */
+  /** Whether a stored secret is sealed with the key that seals now. */
   isCurrent(stored: string): boolean {
     return stored.startsWith(`${PREFIX}${this.sealing}:`);
+  }
+
+  /** A stored secret as the key that seals now seals it: as it is if it is, else opened and sealed again (throws if it does not open). */
+  sealedNow(endpointId: string, stored: string): string {
+    return this.isCurrent(stored) ? stored : this.seal(endpointId, this.open(endpointId, stored));
   }
 
   /** The `LIKE` pattern of a secret sealed with the key that seals now (a key id may hold `_`, a wildcard: escaped). */
